@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# The README's test command: installs what the tests need on a fresh Debian
+# machine (a C compiler, xmllint, staticcheck), then runs lint and every
+# ginkgo suite, native ones included, under plain `go test`.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+export PATH="$PATH:/usr/local/go/bin:$(go env GOPATH 2>/dev/null || echo "$HOME/go")/bin"
+
+need=()
+command -v cc >/dev/null 2>&1 || need+=(gcc libc6-dev)
+command -v xmllint >/dev/null 2>&1 || need+=(libxml2-utils)
+if [ ${#need[@]} -gt 0 ]; then
+  echo "== installing ${need[*]}"
+  if [ "$(id -u)" = 0 ]; then
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
+  else
+    sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
+  fi
+fi
+
+STATICCHECK_VERSION=v0.8.2
+if ! staticcheck -version 2>/dev/null | grep -q "${STATICCHECK_VERSION#v}"; then
+  echo "== installing staticcheck ${STATICCHECK_VERSION}"
+  go install "honnef.co/go/tools/cmd/staticcheck@${STATICCHECK_VERSION}"
+fi
+
+echo "== gofmt -l"
+unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))
+if [ -n "$unformatted" ]; then
+  echo "gofmt would change:"; echo "$unformatted"; exit 1
+fi
+echo "== go vet ./..."
+go vet ./...
+echo "== staticcheck ./..."
+staticcheck ./...
+echo "== go test ./..."
+go test -count=1 ./...

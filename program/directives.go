@@ -1,0 +1,230 @@
+package program
+
+import (
+	"go/ast"
+	"go/token"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/rextio/rxeq/program/ir"
+	"github.com/rextio/rxeq/tensor"
+)
+
+// directivePrefix starts every rxeq directive, like //go: for Go's.
+const directivePrefix = "//rx:"
+
+var scenarioName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]*$`)
+
+// fileDirectives and funcDirectives are every directive the language knows.
+var (
+	fileDirectives = []string{"scenario", "batches", "seed", "input", "tolerance", "expect-error"}
+	funcDirectives = []string{"lock", "lock-not"}
+)
+
+// checkDirectives reads every //rx: comment: function-level ones (lock,
+// lock-not) inside a function body, file-level ones elsewhere.
+func (c *checker) checkDirectives(f *ast.File, funcs []*ast.FuncDecl) {
+	seen := map[string]token.Position{}
+	for _, group := range f.Comments {
+		for _, cm := range group.List {
+			if !strings.HasPrefix(cm.Text, directivePrefix) {
+				continue
+			}
+			pos := c.pos(cm.Pos())
+			name, args, _ := strings.Cut(strings.TrimPrefix(cm.Text, directivePrefix), " ")
+			args = strings.TrimSpace(args)
+			var owner *ast.FuncDecl
+			for _, fd := range funcs {
+				if fd.Body != nil && cm.Pos() > fd.Body.Lbrace && cm.Pos() < fd.Body.Rbrace {
+					owner = fd
+				}
+			}
+			switch {
+			case contains(funcDirectives, name):
+				if owner == nil {
+					c.errorAt(pos, "//rx:%s must be written inside the body of the function it checks", name)
+					continue
+				}
+				c.lockDirective(pos, name, args, owner.Name.Name)
+			case contains(fileDirectives, name):
+				if owner != nil {
+					c.errorAt(pos, "//rx:%s is a file-level directive: write it outside any function", name)
+					continue
+				}
+				if name != "input" && name != "tolerance" {
+					if first, dup := seen[name]; dup {
+						c.errorAt(pos, "//rx:%s given twice (first at %s)", name, first)
+						continue
+					}
+					seen[name] = pos
+				}
+				c.fileDirective(pos, name, args)
+			default:
+				c.errorAt(pos, "unknown directive //rx:%s: want one of %s (file level) or %s (inside a function)",
+					name, strings.Join(fileDirectives, ", "), strings.Join(funcDirectives, ", "))
+			}
+		}
+	}
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func (c *checker) lockDirective(pos token.Position, name, args, fn string) {
+	text, isRegexp, err := unquoteArg(args)
+	if err != nil || text == "" {
+		c.errorAt(pos, "//rx:%s wants one non-empty quoted argument: \"literal text\" or `regexp`", name)
+		return
+	}
+	if isRegexp {
+		if _, err := regexp.Compile(text); err != nil {
+			c.errorAt(pos, "//rx:%s: bad regexp: %v", name, err)
+			return
+		}
+	}
+	kind := LockMatch
+	if name == "lock-not" {
+		kind = LockNot
+	}
+	if f := c.file.Func(fn); f != nil {
+		f.Locks = append(f.Locks, Lock{Kind: kind, Regexp: isRegexp, Text: text, Pos: pos})
+	}
+}
+
+// unquoteArg reads a Go string literal: "…" (interpreted) or `…` (raw).
+func unquoteArg(s string) (text string, raw bool, err error) {
+	if s == "" || (s[0] != '"' && s[0] != '`') {
+		return "", false, strconv.ErrSyntax
+	}
+	text, err = strconv.Unquote(s)
+	return text, s[0] == '`', err
+}
+
+func (c *checker) fileDirective(pos token.Position, name, args string) {
+	fields := strings.Fields(args)
+	switch name {
+	case "scenario":
+		if len(fields) != 1 || !scenarioName.MatchString(fields[0]) {
+			c.errorAt(pos, "//rx:scenario wants one name of letters, digits, '_', '.' or '-', like //rx:scenario small-batch-scoring")
+			return
+		}
+		c.file.Scenario = fields[0]
+	case "batches":
+		if len(fields) == 0 {
+			c.errorAt(pos, "//rx:batches wants one or more positive batch sizes, like //rx:batches 1 16 128")
+			return
+		}
+		for _, f := range fields {
+			n, err := strconv.Atoi(f)
+			if err != nil || n <= 0 || n > 1<<24 {
+				c.errorAt(pos, "//rx:batches: %q is not a batch size: want positive integers, like //rx:batches 1 16 128", f)
+				return
+			}
+			c.file.Batches = append(c.file.Batches, n)
+		}
+	case "seed":
+		v, err := strconv.ParseUint(args, 0, 64)
+		if len(fields) != 1 || err != nil {
+			c.errorAt(pos, "//rx:seed wants one unsigned integer, like //rx:seed 20261202")
+			return
+		}
+		c.file.Seed, c.file.HasSeed = v, true
+	case "input":
+		param, dist, _ := strings.Cut(args, " ")
+		if param == "" || strings.TrimSpace(dist) == "" {
+			c.errorAt(pos, "//rx:input wants a parameter and a distribution, like //rx:input x normal(0, 1)")
+			return
+		}
+		d, err := tensor.ParseDist(dist)
+		if err != nil {
+			c.errorAt(pos, "//rx:input %s: %v", param, err)
+			return
+		}
+		for _, in := range c.file.Inputs {
+			if in.Param == param {
+				c.errorAt(pos, "//rx:input %s given twice (first at %s)", param, in.Pos)
+				return
+			}
+		}
+		if msg := c.inputParamProblem(param, d); msg != "" {
+			c.errorAt(pos, "//rx:input %s: %s", param, msg)
+			return
+		}
+		c.file.Inputs = append(c.file.Inputs, Input{Param: param, Dist: d, Pos: pos})
+	case "tolerance":
+		c.toleranceDirective(pos, fields)
+	case "expect-error":
+		text, _, err := unquoteArg(args)
+		if err != nil || text == "" {
+			c.errorAt(pos, "//rx:expect-error wants one quoted, non-empty error text, like //rx:expect-error \"division by zero\"")
+			return
+		}
+		c.file.ExpectError = text
+	}
+}
+
+// inputParamProblem says what is wrong with an //rx:input for param, or "".
+// int64 scalar parameters take only const(v) with an integral v.
+func (c *checker) inputParamProblem(param string, d tensor.Dist) string {
+	found := false
+	for _, fn := range c.file.Funcs {
+		for _, p := range fn.Params {
+			if p.Name != param {
+				continue
+			}
+			found = true
+			if p.Type.DType == ir.Int64 && (d.Kind != tensor.Const || d.A != float64(int64(d.A))) {
+				return "an int64 parameter takes const(N) with an integer N"
+			}
+		}
+	}
+	if !found && len(c.file.Funcs) > 0 {
+		return "no function has a parameter " + param
+	}
+	return ""
+}
+
+func (c *checker) toleranceDirective(pos token.Position, fields []string) {
+	usage := "want //rx:tolerance OUTPUT rtol=R atol=A with non-negative numbers"
+	if len(fields) < 2 || len(fields) > 3 {
+		c.errorAt(pos, "//rx:tolerance: %s", usage)
+		return
+	}
+	t := Tolerance{Output: fields[0], Pos: pos}
+	var haveR, haveA bool
+	for _, f := range fields[1:] {
+		k, v, ok := strings.Cut(f, "=")
+		x, err := strconv.ParseFloat(v, 64)
+		if !ok || err != nil || x < 0 || x != x || x > 1e300 {
+			c.errorAt(pos, "//rx:tolerance: %q: %s", f, usage)
+			return
+		}
+		switch {
+		case k == "rtol" && !haveR:
+			t.RTol, haveR = x, true
+		case k == "atol" && !haveA:
+			t.ATol, haveA = x, true
+		default:
+			c.errorAt(pos, "//rx:tolerance: %q: %s", f, usage)
+			return
+		}
+	}
+	found := false
+	for _, fn := range c.file.Funcs {
+		for _, r := range fn.Results {
+			found = found || r.Name == t.Output
+		}
+	}
+	if !found && len(c.file.Funcs) > 0 {
+		c.errorAt(pos, "//rx:tolerance: no function has a result %s", t.Output)
+		return
+	}
+	c.file.Tolerances = append(c.file.Tolerances, t)
+}

@@ -1,0 +1,318 @@
+package program
+
+import (
+	"go/ast"
+	"go/token"
+
+	"github.com/rextio/rxeq/program/ir"
+	"github.com/rextio/rxeq/tensor"
+)
+
+// File is a parsed and checked .rx file: its directives and its functions
+// as a typed tree. The oracle evaluates this tree directly; Lower turns it
+// into the IR the other executors run.
+type File struct {
+	Name string // the file name as given to Parse
+	Fset *token.FileSet
+	AST  *ast.File
+
+	Scenario    string      // //rx:scenario, "" if absent
+	Batches     []int       // //rx:batches, nil if absent
+	Seed        uint64      // //rx:seed
+	HasSeed     bool        // whether //rx:seed was given
+	Inputs      []Input     // //rx:input, in file order
+	Tolerances  []Tolerance // //rx:tolerance, in file order
+	ExpectError string      // //rx:expect-error text, "" if absent
+	Consts      []*Const    // package-level integer constants, in file order
+	Funcs       []*Func     // in file order
+}
+
+// Func returns the function named name, or nil.
+func (f *File) Func(name string) *Func {
+	for _, fn := range f.Funcs {
+		if fn.Name == name {
+			return fn
+		}
+	}
+	return nil
+}
+
+// Input returns the //rx:input distribution for a parameter and whether one
+// was given.
+func (f *File) Input(param string) (tensor.Dist, bool) {
+	for _, in := range f.Inputs {
+		if in.Param == param {
+			return in.Dist, true
+		}
+	}
+	return tensor.Dist{}, false
+}
+
+// Input is one //rx:input directive.
+type Input struct {
+	Param string
+	Dist  tensor.Dist
+	Pos   token.Position
+}
+
+// Tolerance is one //rx:tolerance directive: the float32 tolerance of an
+// output, |got - want| <= ATol + RTol*|want|.
+type Tolerance struct {
+	Output     string
+	RTol, ATol float64
+	Pos        token.Position
+}
+
+// Const is a package-level `const NAME = INT`.
+type Const struct {
+	Name  string
+	Value int64
+	Pos   token.Position
+}
+
+// Func is one checked scoring function.
+type Func struct {
+	Name    string
+	Pos     token.Position
+	Params  []*Var
+	Results []*Var
+	Body    []Stmt
+	Locks   []Lock   // //rx:lock and //rx:lock-not inside the body, in order
+	Syms    []string // the free symbolic dimensions, in order of first appearance in Params
+}
+
+// ParamList returns the parameters as ir.BindInputs wants them.
+func (f *Func) ParamList() []ir.ParamSpec {
+	out := make([]ir.ParamSpec, len(f.Params))
+	for i, p := range f.Params {
+		out[i] = ir.ParamSpec{Name: p.Name, Type: p.Type}
+	}
+	return out
+}
+
+// LockKind says whether a lock check must match or must not.
+type LockKind uint8
+
+// The lock kinds.
+const (
+	LockMatch LockKind = iota + 1 // //rx:lock
+	LockNot                       // //rx:lock-not
+)
+
+// Lock is one source-lock check written inside a function.
+type Lock struct {
+	Kind   LockKind
+	Regexp bool   // `...` (RE2) rather than "..." (literal substring)
+	Text   string // the unquoted pattern
+	Pos    token.Position
+}
+
+// VarKind says how a variable was declared.
+type VarKind uint8
+
+// The kinds of variables.
+const (
+	ParamVar VarKind = iota + 1
+	ResultVar
+	LocalVar
+	IndexVar
+)
+
+// Var is a declared name. Its Type never changes: reassignment keeps dtype
+// and shape. ID is unique within the function.
+type Var struct {
+	Name string
+	Kind VarKind
+	Type ir.Type
+	Pos  token.Position
+	ID   int
+}
+
+// Stmt is a checked statement: *Assign, *For, *If or *Return.
+type Stmt interface{ stmt() }
+
+// Assign is `v := e` (Define) or `v = e`.
+type Assign struct {
+	Pos    token.Position
+	Var    *Var
+	Define bool
+	Value  Expr
+}
+
+// For is `for i := range N` (Index nil for `for range N`). Count is an
+// integer constant or an int64 scalar parameter; N <= 0 runs nothing.
+type For struct {
+	Pos   token.Position
+	Index *Var
+	Count Expr
+	Body  []Stmt
+}
+
+// If is `if Cond { Then } else { Else }`; `else if` is an If alone in Else.
+type If struct {
+	Pos  token.Position
+	Cond Expr // of dtype Bool
+	Then []Stmt
+	Else []Stmt
+}
+
+// Return is the function's final `return`; Values is nil for a bare return,
+// otherwise one expression per result (all evaluated before any is stored).
+type Return struct {
+	Pos    token.Position
+	Values []Expr
+}
+
+func (*Assign) stmt() {}
+func (*For) stmt()    {}
+func (*If) stmt()     {}
+func (*Return) stmt() {}
+
+// Expr is a typed expression.
+type Expr interface {
+	Type() ir.Type
+	Pos() token.Position
+}
+
+// VarRef reads a variable.
+type VarRef struct {
+	At  token.Position
+	Var *Var
+}
+
+// FloatLit is a float constant in a float32 context (a rank-0 float32). An
+// integer literal or named constant used in a tensor expression becomes one.
+type FloatLit struct {
+	At    token.Position
+	Value float64
+}
+
+// IntLit is an integer constant (a literal or a named const) in an integer
+// context.
+type IntLit struct {
+	At    token.Position
+	Value int64
+	Name  string // the const's name, "" for a literal
+}
+
+// UnaryOp is one of the unary operators.
+type UnaryOp uint8
+
+// The unary operators.
+const (
+	Neg UnaryOp = iota + 1 // -x, float tensor or int scalar
+	Not                    // !b
+)
+
+// Unary is a unary expression.
+type Unary struct {
+	At  token.Position
+	Op  UnaryOp
+	X   Expr
+	Typ ir.Type
+}
+
+// BinaryOp is one of the binary operators.
+type BinaryOp uint8
+
+// The binary operators. Add, Sub, Mul and Div work on float32 tensors (with
+// broadcasting) or on int64 scalars (wrapping; Div is not allowed on
+// integers: use CheckedDiv). Comparisons take int64 scalars; AndAnd and
+// OrOr take bools and short-circuit.
+const (
+	Add BinaryOp = iota + 1
+	Sub
+	Mul
+	Div
+	Eq
+	Ne
+	Lt
+	Le
+	Gt
+	Ge
+	AndAnd
+	OrOr
+)
+
+// Binary is a binary expression.
+type Binary struct {
+	At  token.Position
+	Op  BinaryOp
+	X   Expr
+	Y   Expr
+	Typ ir.Type
+}
+
+// Builtin names a builtin function.
+type Builtin uint8
+
+// The builtins of the language.
+const (
+	MatMul Builtin = iota + 1
+	Transpose
+	Tanh
+	Exp
+	Log
+	Sigmoid
+	Relu
+	Abs
+	Sqrt
+	Maximum
+	Minimum
+	Softmax
+	LogSoftmax
+	Sum
+	Mean
+	Max
+	Argmax
+	CheckedRem
+	CheckedDiv
+)
+
+// Call is a builtin call. For the axis builtins Axis is normalised
+// (0 <= Axis < rank of Args[0]) and the axis argument is not in Args.
+type Call struct {
+	At       token.Position
+	Builtin  Builtin
+	Args     []Expr
+	Axis     int
+	KeepDims bool
+	ArgText  []string // source text of each argument, for runtime error messages
+	Typ      ir.Type
+}
+
+func (e *VarRef) Type() ir.Type   { return e.Var.Type }
+func (e *FloatLit) Type() ir.Type { return ir.Type{DType: ir.Float32} }
+func (e *IntLit) Type() ir.Type   { return ir.Type{DType: ir.Int64} }
+func (e *Unary) Type() ir.Type    { return e.Typ }
+func (e *Binary) Type() ir.Type   { return e.Typ }
+func (e *Call) Type() ir.Type     { return e.Typ }
+
+func (e *VarRef) Pos() token.Position   { return e.At }
+func (e *FloatLit) Pos() token.Position { return e.At }
+func (e *IntLit) Pos() token.Position   { return e.At }
+func (e *Unary) Pos() token.Position    { return e.At }
+func (e *Binary) Pos() token.Position   { return e.At }
+func (e *Call) Pos() token.Position     { return e.At }
+
+var builtinNames = [...]string{
+	MatMul: "MatMul", Transpose: "Transpose", Tanh: "Tanh", Exp: "Exp", Log: "Log", Sigmoid: "Sigmoid",
+	Relu: "Relu", Abs: "Abs", Sqrt: "Sqrt", Maximum: "Maximum", Minimum: "Minimum", Softmax: "Softmax",
+	LogSoftmax: "LogSoftmax", Sum: "Sum", Mean: "Mean", Max: "Max", Argmax: "Argmax",
+	CheckedRem: "CheckedRem", CheckedDiv: "CheckedDiv",
+}
+
+// String returns the builtin's name as written in a program.
+func (b Builtin) String() string {
+	if int(b) < len(builtinNames) && builtinNames[b] != "" {
+		return builtinNames[b]
+	}
+	return "invalid"
+}
+
+// Site describes a CheckedRem or CheckedDiv call of function fn for its
+// runtime error message; the oracle and the lowering both use it, so every
+// executor prints the same text.
+func (e *Call) Site(fn string) *ir.Site {
+	return &ir.Site{Func: fn, Builtin: e.Builtin.String(), LHS: e.ArgText[0], Pos: e.At.String()}
+}
