@@ -1,0 +1,293 @@
+package harness
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/rextio/rxeq/tensor"
+)
+
+// Tolerance is the allowance of a float comparison against the oracle: an
+// element passes when |got − want| ≤ ATol + RTol·|want|, want being the
+// oracle's value. Both fields must be finite and non-negative; a zero
+// Tolerance demands bit-for-bit equal values (with +0 equal to −0).
+type Tolerance struct{ RTol, ATol float64 }
+
+// Allowed returns the greatest absolute difference accepted at an element
+// whose oracle value is want: ATol + RTol·|want|.
+func (t Tolerance) Allowed(want float64) float64 { return t.ATol + t.RTol*math.Abs(want) }
+
+// maxListed is how many mismatches a report lists.
+const maxListed = 5
+
+// Mismatch is one element that failed its comparison.
+type Mismatch struct {
+	Index []int   // multi-dimensional index
+	Want  float64 // the reference value (int64 values converted)
+	Got   float64 // the compared value (float32 and int64 values converted exactly)
+	Int   bool    // the values are int64 and are printed as integers
+}
+
+// NearTie is a row of a class output where the oracle's best scores are
+// within tolerance of each other, so more than one class is accepted.
+type NearTie struct {
+	Index   []int   // the row's index in the class tensor
+	Classes []int64 // every accepted class, ascending
+	Want    int64   // the oracle's class
+	Got     int64   // the compared executor's class
+}
+
+// OutputMetrics is the result of comparing one output.
+//
+// The greatest absolute and relative differences are taken over the
+// elements where both values are finite; the relative difference is
+// |got − want| / |want| and is not defined (and skipped) where want is 0.
+// MaxULP is the float32 ULP distance between float32(want) and got, over
+// the elements where neither is NaN. None of the float fields is ever NaN
+// or infinite, so the metrics always encode as JSON.
+type OutputMetrics struct {
+	Name string
+	OK   bool // the output holds: no Problem and no mismatch
+
+	// Problem is set when the tensors cannot be compared element by
+	// element: a missing or malformed tensor, a dtype or a shape mismatch.
+	Problem string
+
+	Total      int // elements compared
+	Mismatches int // elements outside tolerance (or with a NaN/Inf disagreement)
+
+	MaxAbsDiff    float64
+	MaxAbsIndex   []int   // nil when no element had two finite values
+	MaxAbsAllowed float64 // the allowance at MaxAbsIndex
+	MaxRelDiff    float64
+	MaxRelIndex   []int // nil when no element qualified
+	MaxULP        uint64
+
+	// WorstIndex is the mismatch that exceeds its allowance by the greatest
+	// factor; a NaN or Inf disagreement counts as worse than any finite
+	// excess (the first such one wins). Nil when nothing mismatched.
+	WorstIndex []int
+
+	First    []Mismatch // the first few mismatches in row-major order
+	NearTies []NearTie  // rows accepted by the near-tie rule (CompareClasses only)
+
+	// Report is the human-readable summary, in the form
+	//   probs: 3 / 128 mismatched (2.3%); greatest abs diff 4.1e-05 at [12 3] (allowed 1.0e-05); greatest rel diff 9.1e-05 at [12 3]; first mismatches: [12 3] want 0.4521 got 0.4521411, …
+	Report string
+}
+
+// CompareToOracle compares got against the oracle's want, element by
+// element, and summarises the result.
+//
+// Rules:
+//   - want may be float64 (the oracle) or float32, got float32 or float64;
+//     an int64 want needs an int64 got and is compared exactly (tol is not
+//     used). Any other pairing, a nil or malformed tensor, or differing
+//     shapes is a Problem, reported with both dtypes or shapes.
+//   - Finite values pass when |got − want| ≤ tol.ATol + tol.RTol·|want|.
+//     +0 and −0 are equal; subnormals are ordinary numbers.
+//   - NaN must be NaN at the same index: a NaN on either side alone is a
+//     mismatch, NaN against NaN passes (whatever its payload or sign).
+//   - ±Inf must match exactly, sign included: +Inf against −Inf, or an
+//     infinity against any finite value, is a mismatch whatever tol is.
+func CompareToOracle(name string, want, got *tensor.Tensor, tol Tolerance) OutputMetrics {
+	m := OutputMetrics{Name: name}
+	if p := compatible(want, got); p != "" {
+		return m.fail(p)
+	}
+	m.Total = want.Len()
+	c := &collector{OutputMetrics: &m}
+	if want.DType == tensor.Int64 {
+		for i := range want.I64 {
+			w, g := want.I64[i], got.I64[i]
+			d := math.Abs(float64(g) - float64(w))
+			c.observeFinite(want.Shape, i, float64(w), d, 0)
+			if w != g {
+				c.addMismatch(want.Shape, i, float64(w), float64(g), true, d)
+			}
+		}
+		m.finish(true)
+		return m
+	}
+	wv, gv := want.Float64s(), got.Float64s()
+	for i := range wv {
+		w, g := wv[i], gv[i]
+		if !math.IsNaN(w) && !math.IsNaN(g) {
+			if u := ulpDistance32(float32(w), float32(g)); u > m.MaxULP {
+				m.MaxULP = u
+			}
+		}
+		switch {
+		case math.IsNaN(w) || math.IsNaN(g):
+			if math.IsNaN(w) != math.IsNaN(g) {
+				c.addMismatch(want.Shape, i, w, g, false, math.Inf(1))
+			}
+		case math.IsInf(w, 0) || math.IsInf(g, 0):
+			if w != g {
+				c.addMismatch(want.Shape, i, w, g, false, math.Inf(1))
+			}
+		default:
+			d := math.Abs(g - w)
+			allowed := tol.Allowed(w)
+			c.observeFinite(want.Shape, i, w, d, allowed)
+			if d > allowed {
+				c.addMismatch(want.Shape, i, w, g, false, excess(d, allowed))
+			}
+		}
+	}
+	m.finish(false)
+	return m
+}
+
+// compatible returns why want and got cannot be compared element by
+// element, or "" when they can.
+func compatible(want, got *tensor.Tensor) string {
+	switch {
+	case want == nil && got == nil:
+		return "both tensors are missing"
+	case want == nil:
+		return "the reference tensor is missing"
+	case got == nil:
+		return "the output is missing"
+	}
+	if err := want.Validate(); err != nil {
+		return fmt.Sprintf("malformed reference tensor: %v", err)
+	}
+	if err := got.Validate(); err != nil {
+		return fmt.Sprintf("malformed output tensor: %v", err)
+	}
+	isFloat := func(d tensor.DType) bool { return d == tensor.Float32 || d == tensor.Float64 }
+	if (want.DType == tensor.Int64) != (got.DType == tensor.Int64) || !(isFloat(want.DType) || want.DType == tensor.Int64) || !(isFloat(got.DType) || got.DType == tensor.Int64) {
+		return fmt.Sprintf("dtype mismatch: want %s, got %s", want.DType, got.DType)
+	}
+	if !sameShape(want.Shape, got.Shape) {
+		return fmt.Sprintf("shape mismatch: want %v, got %v", want.Shape, got.Shape)
+	}
+	return ""
+}
+
+func sameShape(a, b []int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// excess is how far d exceeds its allowance, as a factor (infinite when
+// nothing is allowed).
+func excess(d, allowed float64) float64 {
+	if allowed == 0 {
+		return math.MaxFloat64
+	}
+	return d / allowed
+}
+
+func (m OutputMetrics) fail(problem string) OutputMetrics {
+	m.Problem = problem
+	m.OK = false
+	m.Report = m.Name + ": " + problem
+	return m
+}
+
+// observeFinite records the absolute and relative difference at flat
+// index i, where both values are finite.
+func (m *collector) observeFinite(shape []int, i int, w, d, allowed float64) {
+	if m.MaxAbsIndex == nil || d > m.MaxAbsDiff {
+		m.MaxAbsDiff, m.MaxAbsIndex, m.MaxAbsAllowed = d, tensor.Index(shape, i), allowed
+	}
+	if w != 0 {
+		if r := d / math.Abs(w); m.MaxRelIndex == nil || r > m.MaxRelDiff {
+			m.MaxRelDiff, m.MaxRelIndex = r, tensor.Index(shape, i)
+		}
+	}
+}
+
+// collector accumulates an OutputMetrics element by element.
+type collector struct {
+	*OutputMetrics
+	worst float64 // the excess of WorstIndex
+}
+
+// addMismatch records a mismatch at flat index i whose difference exceeds
+// its allowance by the factor exc.
+func (m *collector) addMismatch(shape []int, i int, w, g float64, isInt bool, exc float64) {
+	m.Mismatches++
+	if len(m.First) < maxListed {
+		m.First = append(m.First, Mismatch{Index: tensor.Index(shape, i), Want: w, Got: g, Int: isInt})
+	}
+	if m.WorstIndex == nil || exc > m.worst {
+		m.WorstIndex = tensor.Index(shape, i)
+		m.worst = exc
+	}
+}
+
+// finish sets OK and the report text.
+func (m *OutputMetrics) finish(isInt bool) {
+	m.OK = m.Problem == "" && m.Mismatches == 0
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: %d / %d mismatched", m.Name, m.Mismatches, m.Total)
+	if m.Mismatches > 0 {
+		fmt.Fprintf(&b, " (%.1f%%)", 100*float64(m.Mismatches)/float64(m.Total))
+	}
+	if m.MaxAbsIndex != nil {
+		fmt.Fprintf(&b, "; greatest abs diff %s at %s", fmtDiff(m.MaxAbsDiff, isInt), tensor.FormatIndex(m.MaxAbsIndex))
+		if !isInt {
+			fmt.Fprintf(&b, " (allowed %.1e)", m.MaxAbsAllowed)
+		}
+	}
+	if m.MaxRelIndex != nil {
+		fmt.Fprintf(&b, "; greatest rel diff %.1e at %s", m.MaxRelDiff, tensor.FormatIndex(m.MaxRelIndex))
+	}
+	writeFirst(&b, m.First, m.Mismatches)
+	m.Report = b.String()
+}
+
+func fmtDiff(d float64, isInt bool) string {
+	if isInt {
+		return strconv.FormatFloat(d, 'f', -1, 64)
+	}
+	return strconv.FormatFloat(d, 'e', 1, 64)
+}
+
+// writeFirst appends "; first mismatches: [i j] want W got G, …".
+func writeFirst(b *strings.Builder, first []Mismatch, total int) {
+	if len(first) == 0 {
+		return
+	}
+	b.WriteString("; first mismatches: ")
+	for k, mm := range first {
+		if k > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(b, "%s want %s got %s", tensor.FormatIndex(mm.Index), fmtValue(mm.Want, mm.Int, 64), fmtValue(mm.Got, mm.Int, 32))
+	}
+	if total > len(first) {
+		fmt.Fprintf(b, ", … (%d more)", total-len(first))
+	}
+}
+
+// fmtValue prints a value in its shortest exact form: the oracle's at
+// float64 precision, the executors' at float32 precision.
+func fmtValue(v float64, isInt bool, bits int) string {
+	switch {
+	case isInt:
+		return strconv.FormatInt(int64(v), 10)
+	case math.IsNaN(v):
+		return "NaN"
+	case math.IsInf(v, 1):
+		return "+Inf"
+	case math.IsInf(v, -1):
+		return "-Inf"
+	}
+	if bits == 32 && float64(float32(v)) != v {
+		bits = 64
+	}
+	return strconv.FormatFloat(v, 'g', -1, bits)
+}

@@ -1,0 +1,78 @@
+package reports_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"math"
+	"strings"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/rextio/rxeq/reports"
+)
+
+var _ = Describe("JSON", func() {
+	It("round-trips a report exactly", func() {
+		r := sampleReport()
+		var buf bytes.Buffer
+		Expect(reports.WriteJSON(&buf, r)).To(Succeed())
+		back, err := reports.ReadJSON(&buf)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(back).To(Equal(r))
+	})
+
+	It("writes the documented field names", func() {
+		var buf bytes.Buffer
+		Expect(reports.WriteJSON(&buf, sampleReport())).To(Succeed())
+		var raw map[string]any
+		Expect(json.Unmarshal(buf.Bytes(), &raw)).To(Succeed())
+		Expect(raw).To(HaveKeyWithValue("schema", "rxeq.report/v1"))
+		Expect(raw).To(HaveKeyWithValue("tool_version", "v0.1.0"))
+		Expect(raw).To(HaveKeyWithValue("seed", 42.0))
+		c := raw["cases"].([]any)[1].(map[string]any)
+		Expect(c).To(HaveKeyWithValue("status", "fail"))
+		Expect(c).To(HaveKeyWithValue("duration_s", 1e-7))
+		o := c["outputs"].([]any)[0].(map[string]any)
+		Expect(o).To(HaveKeyWithValue("max_abs", 4.1e-05))
+		Expect(o).To(HaveKeyWithValue("max_rel", "+Inf")) // JSON has no infinity
+		Expect(o).To(HaveKeyWithValue("worst_index", []any{12.0, 3.0}))
+		Expect(o).To(HaveKeyWithValue("tolerance", map[string]any{"rtol": 1e-5, "atol": 1e-6}))
+	})
+
+	It("encodes non-finite numbers as strings and reads them back", func() {
+		for _, f := range []float64{math.Inf(1), math.Inf(-1), 0.1, -3e300, 5e-324} {
+			b, err := json.Marshal(reports.Number(f))
+			Expect(err).NotTo(HaveOccurred())
+			var n reports.Number
+			Expect(json.Unmarshal(b, &n)).To(Succeed())
+			Expect(float64(n)).To(Equal(f))
+		}
+		var n reports.Number
+		Expect(json.Unmarshal([]byte(`"NaN"`), &n)).To(Succeed())
+		Expect(math.IsNaN(float64(n))).To(BeTrue())
+		Expect(json.Unmarshal([]byte(`"lots"`), &n)).NotTo(Succeed())
+	})
+
+	It("rejects another schema version with a clear error", func() {
+		_, err := reports.ReadJSON(strings.NewReader(`{"schema": "rxeq.report/v2", "cases": []}`))
+		Expect(errors.Is(err, reports.ErrSchema)).To(BeTrue())
+		Expect(err).To(MatchError(`reports: unsupported report schema "rxeq.report/v2": this version of rxeq reads "rxeq.report/v1"`))
+		_, err = reports.ReadJSON(strings.NewReader(`{"cases": []}`))
+		Expect(errors.Is(err, reports.ErrSchema)).To(BeTrue())
+		Expect(err.Error()).To(ContainSubstring(`no "schema" field`))
+		_, err = reports.ReadJSON(strings.NewReader(`[1,`))
+		Expect(err).To(HaveOccurred())
+	})
+
+	It("fills in the schema and refuses to write a wrong one", func() {
+		r := sampleReport()
+		r.Schema = ""
+		var buf bytes.Buffer
+		Expect(reports.WriteJSON(&buf, r)).To(Succeed())
+		Expect(buf.String()).To(HavePrefix("{\n  \"schema\": \"rxeq.report/v1\","))
+		r.Schema = "other"
+		Expect(errors.Is(reports.WriteJSON(&buf, r), reports.ErrSchema)).To(BeTrue())
+	})
+})

@@ -1,0 +1,119 @@
+package reports
+
+// Schema is the version tag of the JSON report format this package writes
+// and reads.
+const Schema = "rxeq.report/v1"
+
+// Status is the outcome of a case or a lock.
+type Status string
+
+// The statuses. Fail means the outputs (or the lock) disagree; Error means
+// the case could not be judged (the executor could not run, a harness
+// failure, a timeout); Skip means it was not run.
+const (
+	StatusPass  Status = "pass"
+	StatusFail  Status = "fail"
+	StatusError Status = "error"
+	StatusSkip  Status = "skip"
+)
+
+// Report is one run of rxeq: every case and every lock, with what is needed
+// to reproduce it.
+//
+// Slices round-trip exactly through JSON: nil is written as null and read
+// back as nil, an empty slice as [] and read back empty.
+type Report struct {
+	Schema      string  `json:"schema"`       // always Schema
+	ToolVersion string  `json:"tool_version"` // rxeq's version
+	Compiler    string  `json:"compiler"`     // the C compiler's identity (e.g. "cc (Debian 12.2.0-14) 12.2.0")
+	Seed        uint64  `json:"seed"`         // the run's base seed (--seed)
+	Duration    float64 `json:"duration_s"`   // wall time of the run, in seconds
+	Cases       []Case  `json:"cases"`
+	Locks       []Lock  `json:"locks"`
+}
+
+// Case is one scenario × function × batch × executor.
+type Case struct {
+	Scenario string   `json:"scenario"`
+	Function string   `json:"function"`
+	Batch    int      `json:"batch"`
+	Executor string   `json:"executor"`        // "oracle", "fallback", "native" or a user's executor
+	Path     string   `json:"path"`            // the path that actually ran (in auto mode native may hand over to fallback)
+	Seed     uint64   `json:"seed"`            // the seed the case's inputs were generated from
+	Status   Status   `json:"status"`          // pass, fail, error or skip
+	Duration float64  `json:"duration_s"`      // seconds
+	Outputs  []Output `json:"outputs"`         // one per compared output
+	Error    string   `json:"error,omitempty"` // the executor's error text, if it returned one
+	// Message explains a fail, error or skip in full (for a fail: the
+	// mismatch reports of the failing outputs, or an error disagreement);
+	// its first line is a summary.
+	Message string `json:"message,omitempty"`
+}
+
+// Name is the case's test name: "FUNCTION/bBATCH/EXECUTOR".
+func (c *Case) Name() string {
+	return c.Function + "/b" + itoa(c.Batch) + "/" + c.Executor
+}
+
+// Tolerance is the allowance an output was compared with:
+// |got − want| ≤ ATol + RTol·|want|.
+type Tolerance struct {
+	RTol float64 `json:"rtol"`
+	ATol float64 `json:"atol"`
+}
+
+// Output is the comparison of one output of a case with its reference.
+type Output struct {
+	Name      string     `json:"name"`
+	Against   string     `json:"against"`   // the reference: "oracle", or another executor for a ULP comparison
+	Tolerance *Tolerance `json:"tolerance"` // nil for exact (int64) and ULP comparisons
+	OK        bool       `json:"ok"`
+
+	Total      int    `json:"total"`
+	Mismatches int    `json:"mismatches"`
+	MaxAbs     Number `json:"max_abs"`
+	MaxRel     Number `json:"max_rel"`
+	MaxULP     uint64 `json:"max_ulp"`
+
+	MaxAbsIndex []int     `json:"max_abs_index"`
+	MaxRelIndex []int     `json:"max_rel_index"`
+	WorstIndex  []int     `json:"worst_index"`
+	NearTies    []NearTie `json:"near_ties"`
+
+	Report string `json:"report"` // the one-line summary ("probs: 3 / 128 mismatched …")
+}
+
+// NearTie is a class row where the oracle's best scores were within
+// tolerance of each other, so any of Classes was accepted.
+type NearTie struct {
+	Index   []int   `json:"index"`
+	Classes []int64 `json:"classes"`
+	Want    int64   `json:"want"`
+	Got     int64   `json:"got"`
+}
+
+// Lock is the source-lock result of one function.
+type Lock struct {
+	Scenario string      `json:"scenario"`
+	Function string      `json:"function"` // the .rx function
+	CFunc    string      `json:"cfunc"`    // the generated C function
+	Status   Status      `json:"status"`
+	Duration float64     `json:"duration_s"`
+	Checks   []LockCheck `json:"checks"`
+	Message  string      `json:"message,omitempty"` // the failure text with the generated body
+}
+
+// Name is the lock's test name: "FUNCTION/lock".
+func (l *Lock) Name() string { return l.Function + "/lock" }
+
+// LockCheck is one //rx:lock or //rx:lock-not line.
+type LockCheck struct {
+	Kind    string `json:"kind"` // "lock" or "lock-not"
+	Regexp  bool   `json:"regexp"`
+	Text    string `json:"text"`
+	Pos     string `json:"pos"` // file:line:col in the .rx file
+	OK      bool   `json:"ok"`
+	Skipped bool   `json:"skipped,omitempty"`
+	Line    int    `json:"line,omitempty"` // line of the generated C where it matched (or, for lock-not, appeared)
+	Message string `json:"message,omitempty"`
+}
