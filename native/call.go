@@ -1,0 +1,163 @@
+package native
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/rextio/rxeq/program/ir"
+	"github.com/rextio/rxeq/tensor"
+)
+
+// Status codes and boundary codes of rx_runtime.h.
+const (
+	rxOK          = 0
+	rxEBoundary   = 1
+	rxEChecked    = 2
+	rxENoMem      = 3
+	rxEInternal   = 4
+	rxBMalformed  = 100
+	rxIResult     = 1
+	rxIUntrusted  = 2
+	rxIOutput     = 3
+	rxIShapeOfOps = 4
+)
+
+// runNative calls the generated function. Go checks only what C cannot see
+// (missing and unknown inputs) and sizes the outputs from the checked
+// output shapes; dtype, rank, dims, device and non-null data are validated
+// once, in C, on entry.
+func (p *Program) runNative(ctx context.Context, c *compiled, inputs map[string]*tensor.Tensor) (map[string]*tensor.Tensor, error) {
+	m := c.meta
+	fn := m.fn.Name
+	if err := ctx.Err(); err != nil {
+		return nil, &ir.RuntimeError{Kind: err, Func: fn, Detail: err.Error()}
+	}
+	if err := checkNames(fn, m.params, inputs); err != nil {
+		return nil, err
+	}
+	env := outputEnv(m.params, inputs)
+	tensors := make([]*tensor.Tensor, 0, len(m.params)+len(m.results))
+	for _, prm := range m.params {
+		tensors = append(tensors, inputs[prm.Name])
+	}
+	out := make(map[string]*tensor.Tensor, len(m.results))
+	for _, r := range m.results {
+		shape := ir.Concrete(r.Type.Shape, env)
+		for i, d := range shape {
+			if d < 0 {
+				shape[i] = 0 // unbound: the inputs are invalid and C reports it first
+			}
+		}
+		var t *tensor.Tensor
+		if r.Type.DType == ir.Int64 {
+			t = tensor.NewInt64(shape...)
+		} else {
+			t = tensor.NewFloat32(shape...)
+		}
+		out[r.Name] = t
+		tensors = append(tensors, t)
+	}
+	st := invoke(c.entry, tensors)
+	p.count.add(st.counters)
+	if st.code != rxOK {
+		return nil, callError(m, inputs, st)
+	}
+	return out, nil
+}
+
+// checkNames reports a missing or unknown input exactly as ir.BindInputs
+// does (the same order and texts); the rest of its checks run in C.
+func checkNames(fn string, params []ir.ParamSpec, inputs map[string]*tensor.Tensor) error {
+	for _, p := range params {
+		if inputs[p.Name] == nil {
+			return &ir.RuntimeError{Kind: ir.ErrMissingInput, Func: fn, Detail: fmt.Sprintf("missing input %s (%s)", p.Name, p.Type)}
+		}
+	}
+	if len(inputs) != len(params) {
+		// Let ir.BindInputs find and word the unknown name.
+		bad := map[string]*tensor.Tensor{}
+		known := map[string]bool{}
+		for _, p := range params {
+			known[p.Name] = true
+		}
+		for name, t := range inputs {
+			if !known[name] {
+				bad[name] = t
+			}
+		}
+		return unknownInput(fn, bad)
+	}
+	return nil
+}
+
+func unknownInput(fn string, bad map[string]*tensor.Tensor) error {
+	_, err := ir.BindInputs(fn, nil, bad)
+	return err
+}
+
+// outputEnv binds symbols the way the C prologue does (first occurrence,
+// parameter order), without judging the inputs; it only sizes outputs.
+func outputEnv(params []ir.ParamSpec, inputs map[string]*tensor.Tensor) map[string]int64 {
+	env := map[string]int64{}
+	for _, p := range params {
+		t := inputs[p.Name]
+		if t.Rank() != p.Type.Rank() || t.Validate() != nil {
+			continue
+		}
+		for d, dim := range p.Type.Shape {
+			if _, ok := env[dim.Sym]; dim.IsSym() && !ok {
+				env[dim.Sym] = int64(t.Shape[d])
+			}
+		}
+	}
+	return env
+}
+
+// replayEnv rebuilds the bindings C had made when it stopped at dimension
+// dim of parameter param, for the message of a symbolic-dimension mismatch.
+func replayEnv(params []ir.ParamSpec, inputs map[string]*tensor.Tensor, param, dim int) (map[string]int64, map[string]string) {
+	env, owner := map[string]int64{}, map[string]string{}
+	for i := 0; i <= param && i < len(params); i++ {
+		p := params[i]
+		t := inputs[p.Name]
+		for d, s := range p.Type.Shape {
+			if i == param && d >= dim {
+				break
+			}
+			if _, ok := env[s.Sym]; s.IsSym() && !ok && d < t.Rank() {
+				env[s.Sym] = int64(t.Shape[d])
+				owner[s.Sym] = p.Name
+			}
+		}
+	}
+	return env, owner
+}
+
+// callError turns a C status into the error every executor returns.
+func callError(m *funcMeta, inputs map[string]*tensor.Tensor, st status) error {
+	fn := m.fn.Name
+	switch st.code {
+	case rxEBoundary:
+		param, code, dim, got := int(st.a), int(st.b), int(st.c), st.d
+		if param < 0 || param >= len(m.params) {
+			break
+		}
+		p := m.params[param]
+		if code == rxBMalformed {
+			return &ir.RuntimeError{Kind: ir.ErrShape, Func: fn, Detail: fmt.Sprintf("input %s: %v", p.Name, inputs[p.Name].Validate())}
+		}
+		env, owner := replayEnv(m.params, inputs, param, dim)
+		return ir.BoundaryError(fn, m.params, param, code, dim, got, env, owner)
+	case rxEChecked:
+		if st.a >= 0 && int(st.a) < len(m.sites) {
+			return ir.CheckedError(m.sites[st.a], st.b, st.c)
+		}
+	case rxENoMem:
+		return fmt.Errorf("%w: %s: out of memory allocating %d bytes", ErrInternal, fn, st.a)
+	case rxEInternal:
+		what := map[int64]string{rxIResult: "an op result failed validation", rxIUntrusted: "an operand was read before its facts were validated",
+			rxIOutput: "an output buffer does not match its checked shape", rxIShapeOfOps: "operand shapes do not fit an op"}[st.a]
+		return fmt.Errorf("%w: %s: %s (slot %d, dim %d, got %d)", ErrInternal, fn, what, st.b, st.c, st.d)
+	}
+	return fmt.Errorf("%w: %s: unknown status %d (%d %d %d %d)", ErrInternal, fn, st.code, st.a, st.b, st.c, st.d)
+}

@@ -1,0 +1,83 @@
+// Package native is rxeq's forced-native backend: it compiles the lowered
+// IR (program/ir) to one C translation unit, builds it with the system C
+// compiler into a content-addressed cache, loads it with dlopen and calls
+// it through cgo, without copying tensors.
+//
+// # Use
+//
+//	prog, err := native.Compile(ctx, irProgram, native.Options{})
+//	defer prog.Close()
+//	res, err := prog.Run(ctx, "score_linear", inputs) // res.Outputs, res.Path
+//
+// Generate returns the C source alone (deterministic: the same program gives
+// the same bytes); CFuncName gives the C name of a scoring function's
+// generated function, so a source lock can find its body. The forms of the
+// generated C that locks rely on are documented on the generator (gen.go);
+// the loop of `for round_idx := range 4` is exactly
+// `for (int64_t round_idx = 0; round_idx < 4; round_idx++) {`.
+//
+// # Modes
+//
+// Forced (the default, the harness's): an op, dtype or rank the backend
+// does not compile is an error wrapping ErrUnsupported that names it, and so
+// is a missing compiler or a failed build; nothing runs elsewhere. Auto:
+// functions the backend cannot compile, or all of them when the library
+// cannot be built or loaded, run on the fallback interpreter; Result.Path
+// says which ran and Program.PathOf / NativeError say why.
+//
+// Supported: float32 and int64 values of rank 0 to 4 (bool only as a local
+// condition), at most 16 symbolic dimensions per function, every op of the
+// IR.
+//
+// # Build and cache
+//
+// The compiler is $CC (Options.CC, else $CC, else "cc"; it may carry
+// arguments), run with -std=c11 -O2 -fPIC -shared -ffp-contract=off -Wall
+// -Werror and linked with -lm. The cache directory is Options.CacheDir, else
+// $RXEQ_CACHE, else os.UserCacheDir()/rxeq, created with mode 0700; a
+// directory that is not owned by the current user or that group or others
+// can write is refused (ErrCache). An entry is keyed by the SHA-256 of the
+// generated source, the runtime's source, the compiler's path, arguments
+// and `--version` output, and the flags. It holds KEY.so, KEY.sum (the
+// object's SHA-256, checked before every load, so a truncated or corrupt
+// object is rebuilt rather than loaded) and src-KEY/ (the generated
+// rx_gen.c and the runtime, kept so that compile errors can name the file).
+// Every file appears through a rename; builders of the same key serialise on
+// KEY.lock (flock), so concurrent processes and goroutines all succeed and
+// compile once. A compile failure (ErrCompiler) carries the compiler's
+// stderr and the generated file's path; a missing compiler names CC.
+//
+// # Calls
+//
+// Run checks only what C cannot see (missing and unknown inputs, with
+// ir.BindInputs's texts) and allocates the outputs from the checked output
+// shapes; the generated prologue validates every input once (dtype, rank,
+// dims binding symbols, device cpu:0, non-null data, and that the Go slice
+// holds as many elements as the shape says), in ir.BindInputs's order. Input
+// and output data stay in Go memory, pinned with runtime.Pinner for the call
+// and described by an rx_arg array that holds only pinned pointers, so the
+// cgo pointer rules hold under the default cgocheck. Runtime errors come
+// back from C as codes and operands and are formatted in Go with
+// ir.BoundaryError and ir.CheckedError, so their texts are the fallback's.
+// The call is not interruptible; the context is checked before it. The
+// library stays loaded until Close; a Program is safe for concurrent use.
+//
+// # Invocation context
+//
+// Each call opens one context (rx_open) and closes it (rx_close); see
+// native/runtime. Intermediates live in the call's arena, at most two
+// buffers per value, reused across loop iterations and all released on
+// close. Every op result is validated against its checked type before its
+// facts are stamped trusted; kernels read stamped facts and never re-derive
+// them. The counters of every call are summed in Counters.
+//
+// # Numerics
+//
+// float32 throughout, as the fallback: tanhf, expf, logf, sqrtf from libm;
+// Sigmoid is 1/(1+expf(-x)); Relu keeps NaN; Maximum, Minimum and Max
+// propagate NaN; MatMul, Sum and Softmax accumulate in increasing index
+// order; Softmax and LogSoftmax subtract the row maximum; Argmax returns the
+// first maximum and the first NaN. The fallback evaluates Tanh, Exp, Log and
+// Sigmoid in float64 and rounds once, so the two differ by a few ULP there
+// (the agreement test reports the distance).
+package native

@@ -1,0 +1,28 @@
+package native
+
+import "errors"
+
+// Error kinds of the native backend. Errors returned by this package wrap
+// one of them (errors.Is); runtime errors of a call are *ir.RuntimeError
+// values with the same texts as the fallback interpreter's.
+var (
+	// ErrUnsupported: the program uses an op, dtype or rank the native
+	// backend does not compile. The message names the function and what.
+	ErrUnsupported = errors.New("not supported by the native backend")
+	// ErrCompiler: the C compiler is missing or failed. The message names
+	// CC, and for a failed compile carries its stderr and the path of the
+	// generated file.
+	ErrCompiler = errors.New("native build")
+	// ErrCache: the build cache cannot be used (unsafe permissions, not
+	// owned by the current user, unwritable).
+	ErrCache = errors.New("native build cache")
+	// ErrLoad: the compiled library could not be loaded or lacks a function.
+	ErrLoad = errors.New("loading native code")
+	// ErrUnknownFunc: Run was asked for a function the program lacks.
+	ErrUnknownFunc = errors.New("no such function")
+	// ErrClosed: the program was closed.
+	ErrClosed = errors.New("native program is closed")
+	// ErrInternal: the generated code reported an internal inconsistency (a
+	// bug in rxeq, never in the program) or ran out of memory.
+	ErrInternal = errors.New("native backend internal error")
+)

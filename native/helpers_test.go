@@ -1,0 +1,141 @@
+package native_test
+
+import (
+	"context"
+	"math"
+	"os"
+	"path/filepath"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/rextio/rxeq/fallback"
+	"github.com/rextio/rxeq/native"
+	"github.com/rextio/rxeq/program"
+	"github.com/rextio/rxeq/program/ir"
+	"github.com/rextio/rxeq/tensor"
+)
+
+// suiteCache is one private build cache shared by the suite, so that a
+// program compiled twice is built once.
+var suiteCache string
+
+var _ = BeforeSuite(func() {
+	dir, err := os.MkdirTemp("", "rxeq-native-test-")
+	Expect(err).NotTo(HaveOccurred())
+	suiteCache = filepath.Join(dir, "cache")
+	DeferCleanup(os.RemoveAll, dir)
+})
+
+// parse checks and lowers .rx source.
+func parse(name, src string) (*program.File, *ir.Program) {
+	GinkgoHelper()
+	f, err := program.Parse(name, []byte(src))
+	Expect(err).NotTo(HaveOccurred())
+	p, err := program.Lower(f)
+	Expect(err).NotTo(HaveOccurred())
+	return f, p
+}
+
+// compile builds p in forced mode through the suite cache.
+func compile(p *ir.Program) *native.Program {
+	GinkgoHelper()
+	prog, err := native.Compile(context.Background(), p, native.Options{CacheDir: suiteCache})
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(prog.Close)
+	return prog
+}
+
+// run runs fn natively and expects success.
+func run(prog *native.Program, fn string, in map[string]*tensor.Tensor) map[string]*tensor.Tensor {
+	GinkgoHelper()
+	r, err := prog.Run(context.Background(), fn, in)
+	Expect(err).NotTo(HaveOccurred())
+	Expect(r.Path).To(Equal(native.PathNative))
+	return r.Outputs
+}
+
+func f32(shape []int, data ...float32) *tensor.Tensor { return tensor.FromFloat32(data, shape...) }
+
+func sh(d ...int) []int { return d }
+
+// fb builds an ir.Func by hand, for what the language cannot express.
+type fb struct {
+	fn  *ir.Func
+	cur *[]ir.Instr
+}
+
+func newFn(name string) *fb {
+	f := &ir.Func{Name: name, Pos: "t.rx:1:1"}
+	return &fb{fn: f, cur: &f.Body}
+}
+
+func dims(ds ...any) []ir.Dim {
+	out := make([]ir.Dim, len(ds))
+	for i, d := range ds {
+		switch d := d.(type) {
+		case int:
+			out[i] = ir.Dim{Size: int64(d)}
+		case string:
+			out[i] = ir.Dim{Sym: d}
+		}
+	}
+	return out
+}
+
+func (b *fb) val(name string, kind ir.ValueKind, dt ir.DType, ds ...any) *ir.Value {
+	v := &ir.Value{ID: len(b.fn.Values), Name: name, Kind: kind, Type: ir.Type{DType: dt, Shape: dims(ds...)}}
+	b.fn.Values = append(b.fn.Values, v)
+	return v
+}
+
+func (b *fb) param(name string, dt ir.DType, ds ...any) *ir.Value {
+	v := b.val(name, ir.Param, dt, ds...)
+	b.fn.Params = append(b.fn.Params, v)
+	return v
+}
+
+func (b *fb) result(name string, dt ir.DType, ds ...any) *ir.Value {
+	v := b.val(name, ir.Result, dt, ds...)
+	b.fn.Results = append(b.fn.Results, v)
+	return v
+}
+
+func (b *fb) tmp(dt ir.DType, ds ...any) *ir.Value { return b.val("", ir.Temp, dt, ds...) }
+
+func (b *fb) op(k ir.OpKind, dst *ir.Value, args ...*ir.Value) *ir.Op {
+	o := &ir.Op{Kind: k, Dst: dst, Args: args}
+	*b.cur = append(*b.cur, o)
+	return o
+}
+
+// ulp returns the distance in float32 units in the last place.
+func ulp(a, b float32) int64 {
+	if a == b {
+		return 0
+	}
+	if math.IsNaN(float64(a)) || math.IsNaN(float64(b)) {
+		return math.MaxInt64
+	}
+	ord := func(f float32) int64 {
+		u := int64(math.Float32bits(f))
+		if u&(1<<31) != 0 {
+			return -(u &^ (1 << 31))
+		}
+		return u
+	}
+	d := ord(a) - ord(b)
+	if d < 0 {
+		return -d
+	}
+	return d
+}
+
+// fallbackRun runs fn of p on the fallback interpreter.
+func fallbackRun(p *ir.Program, fn string, in map[string]*tensor.Tensor) (map[string]*tensor.Tensor, error) {
+	return fallback.Run(context.Background(), p.Func(fn), in)
+}
+
+func boundaryInputs() map[string]*tensor.Tensor {
+	return map[string]*tensor.Tensor{"x": f32(sh(2, 2), 1, 2, 3, 4), "y": f32(sh(2), 1, 2), "k": tensor.Scalar(5)}
+}

@@ -1,0 +1,282 @@
+package native
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"unsafe"
+
+	"github.com/rextio/rxeq/fallback"
+	"github.com/rextio/rxeq/program/ir"
+	"github.com/rextio/rxeq/tensor"
+)
+
+// Mode says what Compile and Run do with what the native backend cannot run.
+type Mode int
+
+const (
+	// Forced (the default, the harness's): anything unsupported, and any
+	// failure to build or load, is an error; nothing ever runs elsewhere.
+	Forced Mode = iota
+	// Auto (for library users): native where supported and buildable, the
+	// fallback interpreter otherwise; Result.Path says which ran.
+	Auto
+)
+
+// String returns "forced" or "auto".
+func (m Mode) String() string {
+	if m == Auto {
+		return "auto"
+	}
+	return "forced"
+}
+
+// ParseMode reads "forced" or "auto".
+func ParseMode(s string) (Mode, error) {
+	switch s {
+	case "forced", "":
+		return Forced, nil
+	case "auto":
+		return Auto, nil
+	}
+	return Forced, fmt.Errorf("unknown native mode %q (want forced or auto)", s)
+}
+
+// Path names the executor that produced a Result.
+type Path string
+
+// The paths a Run can take.
+const (
+	PathNative   Path = "native"
+	PathFallback Path = "fallback"
+)
+
+// Options configure Compile. The zero value is usable.
+type Options struct {
+	// CC is the C compiler command; default $CC, else "cc". It may carry
+	// arguments ("gcc -m64"), split on spaces.
+	CC string
+	// CacheDir is the build cache; default $RXEQ_CACHE, else
+	// os.UserCacheDir()/rxeq. It must be private to the current user.
+	CacheDir string
+	// Mode is Forced (default) or Auto.
+	Mode Mode
+}
+
+// Result is the outcome of one Run.
+type Result struct {
+	Outputs map[string]*tensor.Tensor // by result name
+	Path    Path                      // which executor ran
+}
+
+// Counters are the invocation-context counters of a Program, summed over
+// all its native calls (and the number of fallback runs). After any number
+// of complete calls: BoundaryValidations = calls × inputs, ResultValidations
+// = the tensor op results produced, FactQueries = BoundaryValidations +
+// ResultValidations, FactRequeries = 0, ArenaAllocs = ArenaReleases.
+type Counters struct {
+	Calls               int64 // native calls
+	BoundaryValidations int64 // inputs validated on entry
+	ResultValidations   int64 // op results validated before their facts were stamped
+	FactQueries         int64 // facts derived from raw data (one per validation)
+	FactRequeries       int64 // facts asked for again after stamping (must be 0)
+	ArenaAllocs         int64 // arena buffers allocated
+	ArenaReleases       int64 // arena buffers released
+	FallbackRuns        int64 // runs on the fallback interpreter (Auto)
+}
+
+type counters struct {
+	calls, boundary, result, facts, refacts, allocs, releases, fallback atomic.Int64
+}
+
+func (c *counters) add(s Counters) {
+	c.calls.Add(s.Calls)
+	c.boundary.Add(s.BoundaryValidations)
+	c.result.Add(s.ResultValidations)
+	c.facts.Add(s.FactQueries)
+	c.refacts.Add(s.FactRequeries)
+	c.allocs.Add(s.ArenaAllocs)
+	c.releases.Add(s.ArenaReleases)
+}
+
+// Program is a compiled, loaded program. Its methods are safe for
+// concurrent use; the library stays loaded until Close.
+type Program struct {
+	ir     *ir.Program
+	src    []byte
+	mode   Mode
+	lib    *library
+	libErr error // why nothing runs natively (Auto), or nil
+	info   BuildInfo
+	funcs  map[string]*compiled
+
+	mu     sync.RWMutex // Run holds it shared; Close exclusively
+	closed bool
+	count  counters
+}
+
+// BuildInfo describes how a Program was built.
+type BuildInfo struct {
+	Compiler string // the first line of `$CC --version`
+	Library  string // the cached shared object's path ("" if none)
+	Cached   bool   // whether the library came from the cache
+}
+
+// compiled is one function: native (entry != nil) or on the fallback.
+type compiled struct {
+	meta     *funcMeta
+	entry    unsafe.Pointer
+	fallback *fallback.Interpreter
+	reason   error // why it is not native
+}
+
+// Compile generates C for p, builds it through the cache and loads it. In
+// Forced mode any unsupported function, missing compiler, compile or cache
+// failure is an error. In Auto mode those functions (or, when the build
+// fails, all of them) run on the fallback instead; NativeError reports why.
+func Compile(ctx context.Context, p *ir.Program, opts Options) (*Program, error) {
+	if p == nil {
+		return nil, fmt.Errorf("%w: nil program", ErrInternal)
+	}
+	src, metas, bad := generate(p)
+	if opts.Mode == Forced && len(bad) > 0 {
+		return nil, bad[0].err
+	}
+	prog := &Program{ir: p, src: src, mode: opts.Mode, funcs: map[string]*compiled{}}
+	if len(metas) > 0 {
+		if err := prog.load(ctx, src, opts); err != nil {
+			if opts.Mode == Forced {
+				return nil, err
+			}
+			prog.libErr = err
+		}
+	}
+	reasons := map[string]error{}
+	for _, b := range bad {
+		reasons[b.name] = b.err
+	}
+	for _, f := range p.Funcs {
+		c := &compiled{meta: metas[f.Name], reason: reasons[f.Name]}
+		if c.meta != nil && prog.lib != nil {
+			entry, err := prog.lib.symbol(c.meta.cname)
+			if err != nil {
+				prog.Close()
+				return nil, err
+			}
+			c.entry = entry
+		} else if c.reason == nil {
+			c.reason = prog.libErr
+		}
+		if c.entry == nil {
+			it, err := fallback.New(f)
+			if err != nil {
+				c.reason = fmt.Errorf("%w (and the fallback cannot run it: %v)", c.reason, err)
+			}
+			c.fallback = it
+		}
+		prog.funcs[f.Name] = c
+	}
+	return prog, nil
+}
+
+func (p *Program) load(ctx context.Context, src []byte, opts Options) error {
+	cc, err := findCompiler(ctx, opts.CC)
+	if err != nil {
+		return err
+	}
+	p.info.Compiler = cc.firstLine()
+	dir, err := cacheDir(opts.CacheDir)
+	if err != nil {
+		return err
+	}
+	path, cached, err := build(ctx, src, cc, dir)
+	if err != nil {
+		return err
+	}
+	lib, err := loadLibrary(path)
+	if err != nil {
+		return err
+	}
+	p.lib, p.info.Library, p.info.Cached = lib, path, cached
+	return nil
+}
+
+// Source returns the generated C translation unit.
+func (p *Program) Source() []byte { return append([]byte(nil), p.src...) }
+
+// Info returns how the program was built.
+func (p *Program) Info() BuildInfo { return p.info }
+
+// NativeError returns why the library could not be built or loaded (Auto
+// mode), or nil.
+func (p *Program) NativeError() error { return p.libErr }
+
+// PathOf returns the path Run takes for function fn, and the reason when
+// it is the fallback.
+func (p *Program) PathOf(fn string) (Path, error) {
+	c := p.funcs[fn]
+	if c == nil {
+		return "", fmt.Errorf("%w: %s", ErrUnknownFunc, fn)
+	}
+	if c.entry != nil {
+		return PathNative, nil
+	}
+	return PathFallback, c.reason
+}
+
+// Counters returns the counters summed over every call so far.
+func (p *Program) Counters() Counters {
+	c := &p.count
+	return Counters{Calls: c.calls.Load(), BoundaryValidations: c.boundary.Load(), ResultValidations: c.result.Load(),
+		FactQueries: c.facts.Load(), FactRequeries: c.refacts.Load(), ArenaAllocs: c.allocs.Load(),
+		ArenaReleases: c.releases.Load(), FallbackRuns: c.fallback.Load()}
+}
+
+// Close unloads the library. It waits for running calls; later Runs fail
+// with ErrClosed. Closing twice is a no-op.
+func (p *Program) Close() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		return nil
+	}
+	p.closed = true
+	if p.lib != nil {
+		return p.lib.close()
+	}
+	return nil
+}
+
+// Run runs function fn on inputs (by parameter name; int64 scalars are
+// rank-0 int64 tensors) and returns its outputs by result name, allocated
+// by Go. Runtime errors (bad inputs, checked arithmetic) are
+// *ir.RuntimeError values with the fallback interpreter's texts. The
+// context is checked before the call; a native call is not interruptible.
+func (p *Program) Run(ctx context.Context, fn string, inputs map[string]*tensor.Tensor) (*Result, error) {
+	p.mu.RLock()
+	defer p.mu.RUnlock()
+	if p.closed {
+		return nil, ErrClosed
+	}
+	c := p.funcs[fn]
+	if c == nil {
+		return nil, fmt.Errorf("%w: %s", ErrUnknownFunc, fn)
+	}
+	if c.entry == nil {
+		if p.mode == Forced || c.fallback == nil {
+			return nil, c.reason
+		}
+		p.count.fallback.Add(1)
+		out, err := c.fallback.Run(ctx, inputs)
+		if err != nil {
+			return nil, err
+		}
+		return &Result{Outputs: out, Path: PathFallback}, nil
+	}
+	out, err := p.runNative(ctx, c, inputs)
+	if err != nil {
+		return nil, err
+	}
+	return &Result{Outputs: out, Path: PathNative}, nil
+}
