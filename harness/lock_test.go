@@ -129,3 +129,14 @@ var _ = Describe("CheckLock", func() {
 		Expect(r.Message).To(ContainSubstring("invalid regexp: error parsing regexp"))
 	})
 })
+
+var _ = Describe("CFunction", func() {
+	It("returns one definition with its header comment, never a decoy", func() {
+		src := []byte("/* a: t.rx:1:1 */\nint rx_fn_a(void)\n{\n\tfor (;;) {}\n}\n\n/* b: t.rx:5:1 */\nint rx_fn_b(void)\n{\n\treturn 0;\n}\n")
+		def, ok := harness.CFunction(src, "rx_fn_b")
+		Expect(ok).To(BeTrue())
+		Expect(def).To(Equal("/* b: t.rx:5:1 */\nint rx_fn_b(void)\n{\n\treturn 0;\n}"))
+		_, ok = harness.CFunction(src, "rx_fn_c")
+		Expect(ok).To(BeFalse())
+	})
+})

@@ -1,0 +1,644 @@
+package harness
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/rextio/rxeq/native"
+	"github.com/rextio/rxeq/program"
+	"github.com/rextio/rxeq/program/ir"
+	"github.com/rextio/rxeq/tensor"
+)
+
+// Run runs the matrix: every scenario × function × batch × executor.
+//
+// For each group (scenario, function, batch) the inputs are generated once
+// (GenerateInputs) and every executor gets its own copy of the same bytes.
+// The reference (the oracle) runs first; every other executor's full
+// outputs are then compared with it (CompareToOracle with the output's
+// tolerance, CompareClasses with the near-tie rule for int64 results that
+// are the Argmax of a float result, exact otherwise), its float outputs
+// are measured in ULPs against the ULPBase executor, and errors are
+// compared with CompareErrors: when the oracle fails, the others must fail
+// with the same kind and message. A scenario's //rx:expect-error text must
+// be contained in the oracle's error; if it is not (or the oracle
+// succeeds), every case of the group fails. The SHA-256 of every input is
+// taken before each run and checked after it: a modified input fails the
+// case.
+//
+// Groups run in parallel, Options.Parallel at a time; each executor's run
+// is bounded by Options.CaseTimeout (a run that ignores its context is
+// abandoned, not waited for). A failing or erroring case never stops the
+// others. Results come back in matrix order whatever the scheduling.
+//
+// Each program is prepared once per executor before its cases run. The
+// source lock (CheckLock on native.Generate's C for every function with
+// //rx:lock lines, scoped to native.CFuncName(fn)) runs unless
+// Options.SkipLocks; under sharding a function's lock belongs to the shard
+// of its first group.
+//
+// The error is non-nil only for unusable options (ErrOptions) or when ctx
+// ends: the cases not run by then are reported with StatusError, and the
+// error wraps ctx.Err().
+func Run(ctx context.Context, files []*program.File, opts Options) (*Result, error) {
+	start := time.Now()
+	r, err := newRunner(files, opts)
+	if err != nil {
+		return nil, err
+	}
+	res := &Result{Shard: opts.Shard}
+	r.prepareAll(ctx)
+	r.runGroups(ctx)
+	r.closeAll()
+	res.Cases = r.flatten()
+	res.Preparations = r.preparations()
+	if !opts.SkipLocks {
+		res.Locks = r.locks()
+	}
+	res.Wall = time.Since(start)
+	if err := ctx.Err(); err != nil {
+		return res, fmt.Errorf("harness run interrupted: %w", err)
+	}
+	return res, nil
+}
+
+// runner is the state of one Run.
+type runner struct {
+	files     []*program.File
+	progs     []*ir.Program
+	lowerErrs []error
+	opts      Options
+	ref       Executor
+	execs     []Executor // ref first, then the compared executors
+	report    []bool     // whether each of execs is reported as cases
+	parallel  int
+	timeout   time.Duration
+	tol       Tolerance
+	groups    []group
+	prepared  [][]*prep // [file][exec]
+	progress  sync.Mutex
+	done      int
+}
+
+type group struct {
+	file  int
+	fn    *program.Func
+	batch int
+	cases []Case // filled by runGroup
+	gen   time.Duration
+}
+
+type prep struct {
+	p         Prepared
+	err       error
+	dur       time.Duration
+	abandoned atomic.Bool // a Run was left running at its timeout
+	needed    bool
+}
+
+func newRunner(files []*program.File, opts Options) (*runner, error) {
+	if err := opts.Shard.validate(); err != nil {
+		return nil, err
+	}
+	r := &runner{files: files, opts: opts, ref: opts.Reference}
+	if r.ref == nil {
+		r.ref = OracleExecutor{}
+	}
+	others := opts.Executors
+	if others == nil {
+		others = DefaultExecutors(opts.NativeMode)
+	}
+	r.execs = append([]Executor{r.ref}, others...)
+	seen := map[string]bool{}
+	for _, e := range r.execs {
+		if e == nil {
+			return nil, fmt.Errorf("%w: nil executor", ErrOptions)
+		}
+		if seen[e.Name()] {
+			return nil, fmt.Errorf("%w: two executors named %q", ErrOptions, e.Name())
+		}
+		seen[e.Name()] = true
+	}
+	for _, b := range opts.Backends {
+		if !seen[b] {
+			return nil, fmt.Errorf("%w: unknown backend %q (have %v)", ErrOptions, b, r.names())
+		}
+	}
+	for _, e := range r.execs {
+		r.report = append(r.report, len(opts.Backends) == 0 || slices.Contains(opts.Backends, e.Name()))
+	}
+	for _, b := range opts.Batches {
+		if b <= 0 {
+			return nil, fmt.Errorf("%w: batch %d is not positive", ErrOptions, b)
+		}
+	}
+	r.parallel = opts.Parallel
+	if r.parallel <= 0 {
+		r.parallel = runtime.NumCPU()
+	}
+	r.timeout = opts.CaseTimeout
+	if r.timeout == 0 {
+		r.timeout = DefaultCaseTimeout
+	}
+	r.tol = DefaultTolerance()
+	if opts.Tolerance != nil {
+		r.tol = *opts.Tolerance
+	}
+	n := 0
+	for fi, f := range files {
+		if f == nil {
+			return nil, fmt.Errorf("%w: scenario %d is nil", ErrOptions, fi)
+		}
+		p, err := program.Lower(f)
+		r.progs = append(r.progs, p)
+		r.lowerErrs = append(r.lowerErrs, err)
+		r.prepared = append(r.prepared, make([]*prep, len(r.execs)))
+		for _, fn := range f.Funcs {
+			for _, b := range r.batches(f) {
+				if opts.Shard.has(n) {
+					r.groups = append(r.groups, group{file: fi, fn: fn, batch: b})
+				}
+				n++
+			}
+		}
+	}
+	return r, nil
+}
+
+func (r *runner) names() []string {
+	var out []string
+	for _, e := range r.execs {
+		out = append(out, e.Name())
+	}
+	return out
+}
+
+func (r *runner) batches(f *program.File) []int {
+	switch {
+	case len(r.opts.Batches) > 0:
+		return r.opts.Batches
+	case len(f.Batches) > 0:
+		return f.Batches
+	}
+	return []int{DefaultBatch}
+}
+
+func (r *runner) seed(f *program.File) uint64 {
+	switch {
+	case r.opts.Seed != nil:
+		return *r.opts.Seed
+	case f.HasSeed:
+		return f.Seed
+	}
+	return DefaultScenarioSeed
+}
+
+// needed reports whether executor ei must run at all: the reference always,
+// the others when their cases are reported (so with Backends = native only,
+// no ULP metrics against the fallback are taken).
+func (r *runner) needed(ei int) bool {
+	return ei == 0 || r.report[ei]
+}
+
+// prepareAll prepares, for every scenario with a group in this run, every
+// needed executor, Parallel at a time.
+func (r *runner) prepareAll(ctx context.Context) {
+	for _, g := range r.groups {
+		for ei := range r.execs {
+			if r.needed(ei) && r.prepared[g.file][ei] == nil {
+				r.prepared[g.file][ei] = &prep{needed: true}
+			}
+		}
+	}
+	sem := make(chan struct{}, r.parallel)
+	var wg sync.WaitGroup
+	for fi := range r.files {
+		for ei, p := range r.prepared[fi] {
+			if p == nil {
+				continue
+			}
+			if r.lowerErrs[fi] != nil {
+				p.err = fmt.Errorf("lowering %s: %w", r.files[fi].Name, r.lowerErrs[fi])
+				continue
+			}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				sem <- struct{}{}
+				defer func() { <-sem }()
+				if err := ctx.Err(); err != nil {
+					p.err = err
+					return
+				}
+				t0 := time.Now()
+				p.p, p.err = safePrepare(ctx, r.execs[ei], r.files[fi], r.progs[fi])
+				p.dur = time.Since(t0)
+			}()
+		}
+	}
+	wg.Wait()
+}
+
+func safePrepare(ctx context.Context, e Executor, f *program.File, p *ir.Program) (pp Prepared, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			pp, err = nil, fmt.Errorf("%w: %s: panic while preparing: %v", ErrExecutor, e.Name(), v)
+		}
+	}()
+	pp, err = e.Prepare(ctx, f, p)
+	if err == nil && pp == nil {
+		err = fmt.Errorf("%w: %s: Prepare returned neither a program nor an error", ErrExecutor, e.Name())
+	}
+	return pp, err
+}
+
+func (r *runner) runGroups(ctx context.Context) {
+	sem := make(chan struct{}, r.parallel)
+	var wg sync.WaitGroup
+	for gi := range r.groups {
+		g := &r.groups[gi]
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			select {
+			case sem <- struct{}{}:
+			case <-ctx.Done():
+				g.cases = r.notRun(g, ctx.Err())
+				r.tick(g)
+				return
+			}
+			defer func() { <-sem }()
+			if err := ctx.Err(); err != nil {
+				g.cases = r.notRun(g, err)
+			} else {
+				r.runGroup(ctx, g)
+			}
+			r.tick(g)
+		}()
+	}
+	wg.Wait()
+}
+
+func (r *runner) tick(g *group) {
+	if r.opts.Progress == nil {
+		return
+	}
+	r.progress.Lock()
+	defer r.progress.Unlock()
+	r.done++
+	r.opts.Progress(r.done, len(r.groups), g.cases)
+}
+
+// baseCases returns the group's reported cases with their identity filled
+// in; index i of the result is execs[idx[i]].
+func (r *runner) baseCases(g *group) (cases []Case, idx []int) {
+	f := r.files[g.file]
+	for ei, e := range r.execs {
+		if !r.report[ei] {
+			continue
+		}
+		cases = append(cases, Case{Scenario: ScenarioName(f), File: f.Name, Function: g.fn.Name, Batch: g.batch,
+			Seed: r.seed(f), Executor: e.Name()})
+		idx = append(idx, ei)
+	}
+	return cases, idx
+}
+
+func (r *runner) notRun(g *group, err error) []Case {
+	cases, _ := r.baseCases(g)
+	for i := range cases {
+		cases[i].Status = StatusError
+		cases[i].Message = "not run: " + err.Error()
+	}
+	return cases
+}
+
+// refRun is the reference's run of one group.
+type refRun struct {
+	out Outcome
+	err error
+}
+
+// execRun is one executor's run of one case.
+type execRun struct {
+	out      Outcome
+	err      error
+	finished bool // Run returned (false on timeout or cancellation)
+	dur      time.Duration
+}
+
+func (r *runner) runGroup(ctx context.Context, g *group) {
+	f := r.files[g.file]
+	cases, idx := r.baseCases(g)
+	t0 := time.Now()
+	inputs, err := GenerateInputs(f, g.fn, g.batch, r.seed(f), r.opts.Dims)
+	g.gen = time.Since(t0)
+	if err != nil {
+		for i := range cases {
+			cases[i].Status, cases[i].Message = StatusError, "generating inputs: "+err.Error()
+		}
+		g.cases = cases
+		return
+	}
+	before := digests(inputs)
+	tols := Tolerances(f, g.fn, r.tol)
+	classes := classSources(g.fn)
+
+	runs := make([]*execRun, len(r.execs))
+	for ei := range r.execs {
+		if !r.needed(ei) {
+			continue
+		}
+		p := r.prepared[g.file][ei]
+		if p == nil || p.err != nil {
+			continue
+		}
+		in := cloneInputs(inputs)
+		run := r.exec(ctx, p, g.fn.Name, in)
+		runs[ei] = &run
+		runDigests, mutated := checkDigests(before, in, run.finished)
+		for i := range cases {
+			if idx[i] == ei {
+				cases[i].Inputs = runDigests
+				if mutated != "" {
+					cases[i].Message = mutated
+				}
+			}
+		}
+		if ei == 0 && !run.finished {
+			break // no reference, nothing to compare with
+		}
+	}
+
+	// What is wrong with the reference applies to every case of the group.
+	refStatus, refMsg := r.judgeReference(f, r.prepared[g.file][0], runs[0])
+	var ulpBase map[string]*tensor.Tensor
+	for ei, e := range r.execs {
+		if e.Name() == r.ulpBase() && runs[ei] != nil && runs[ei].finished && runs[ei].err == nil {
+			ulpBase = runs[ei].out.Outputs
+		}
+	}
+	for i := range cases {
+		c := &cases[i]
+		ei := idx[i]
+		p := r.prepared[g.file][ei]
+		run := runs[ei]
+		mutated := c.Message
+		c.Message = ""
+		c.Path = r.execs[ei].Name()
+		c.Tolerances = tols
+		switch {
+		case p == nil || p.err != nil:
+			c.Status, c.Message = StatusError, fmt.Sprintf("%s could not prepare %s: %v", r.execs[ei].Name(), f.Name, perr(p))
+			if p != nil && p.err != nil {
+				c.Error = p.err.Error()
+			}
+			continue
+		case run == nil:
+			c.Status, c.Message = StatusError, "not run: the reference did not finish"
+			continue
+		}
+		c.Timing.Execute = run.dur
+		if run.out.Path != "" {
+			c.Path = run.out.Path
+		}
+		if run.err != nil {
+			c.Error = run.err.Error()
+		}
+		if !run.finished {
+			c.Status, c.Message = StatusError, run.err.Error()
+			continue
+		}
+		tc := time.Now()
+		if ei == 0 {
+			c.Status = StatusPass
+		} else if refStatus == "" {
+			judge(c, g.fn, refRun{out: runs[0].out, err: runs[0].err}, run.out, run.err, tols, classes)
+			if ulpBase != nil && run.err == nil && r.execs[ei].Name() != r.ulpBase() {
+				c.ULP = compareULPs(g.fn, ulpBase, run.out.Outputs)
+			}
+		}
+		if refStatus != "" {
+			c.Status, c.Message = refStatus, refMsg
+		}
+		if mutated != "" {
+			if c.Status == StatusPass {
+				c.Status = StatusFail
+			}
+			c.Message = joinLines(c.Message, mutated)
+		}
+		c.Timing.Compare = time.Since(tc)
+	}
+	g.cases = cases
+}
+
+// judgeReference returns the status every case of a group takes because
+// of the reference ("" when the reference is fine) and why.
+func (r *runner) judgeReference(f *program.File, p *prep, run *execRun) (Status, string) {
+	name := r.ref.Name()
+	switch {
+	case p == nil || p.err != nil:
+		return StatusError, fmt.Sprintf("the reference (%s) could not prepare %s: %v", name, f.Name, perr(p))
+	case run == nil:
+		return StatusError, "the reference did not run"
+	case !run.finished:
+		return StatusError, fmt.Sprintf("the reference (%s) did not finish: %v", name, run.err)
+	}
+	if f.ExpectError != "" {
+		if run.err == nil {
+			return StatusFail, fmt.Sprintf("the scenario expects an error containing %q, but the reference (%s) succeeded", f.ExpectError, name)
+		}
+		if !strings.Contains(run.err.Error(), f.ExpectError) {
+			return StatusFail, fmt.Sprintf("the scenario expects an error containing %q, but the reference (%s) failed with %q", f.ExpectError, name, run.err.Error())
+		}
+		return "", ""
+	}
+	if run.err != nil {
+		var rt *ir.RuntimeError
+		if errors.As(run.err, &rt) {
+			return StatusError, fmt.Sprintf("the reference (%s) failed and the scenario has no //rx:expect-error: %v", name, run.err)
+		}
+		return StatusError, fmt.Sprintf("the reference (%s) failed: %v", name, run.err)
+	}
+	return "", ""
+}
+
+func perr(p *prep) error {
+	if p == nil || p.err == nil {
+		return errors.New("not prepared")
+	}
+	return p.err
+}
+
+func (r *runner) ulpBase() string {
+	if r.opts.ULPBase != "" {
+		return r.opts.ULPBase
+	}
+	return PathFallback
+}
+
+// exec runs one case on p with the case timeout, recovering panics. A Run
+// that has not returned when the timeout (or ctx) ends is abandoned: it
+// keeps its own copy of the inputs, and its Prepared is closed in the
+// background once it returns.
+func (r *runner) exec(ctx context.Context, p *prep, fn string, inputs map[string]*tensor.Tensor) execRun {
+	cctx, cancel := ctx, context.CancelFunc(func() {})
+	if r.timeout > 0 {
+		cctx, cancel = context.WithTimeout(ctx, r.timeout)
+	}
+	defer cancel()
+	done := make(chan execRun, 1)
+	t0 := time.Now()
+	go func() {
+		var run execRun
+		defer func() {
+			if v := recover(); v != nil {
+				run = execRun{err: fmt.Errorf("%w: panic in Run(%s): %v", ErrExecutor, fn, v)}
+			}
+			run.finished = true
+			run.dur = time.Since(t0)
+			done <- run
+		}()
+		run.out, run.err = p.p.Run(cctx, fn, inputs)
+	}()
+	select {
+	case run := <-done:
+		if run.err != nil && errors.Is(run.err, context.DeadlineExceeded) && ctx.Err() == nil {
+			run.finished = false
+			run.err = fmt.Errorf("%w after %s (%v)", ErrTimeout, r.timeout, run.err)
+		} else if run.err != nil && ctx.Err() != nil {
+			run.finished = false
+		}
+		return run
+	case <-cctx.Done():
+		p.abandoned.Store(true)
+		run := execRun{dur: time.Since(t0)}
+		if ctx.Err() != nil {
+			run.err = fmt.Errorf("cancelled: %w", ctx.Err())
+		} else {
+			run.err = fmt.Errorf("%w after %s", ErrTimeout, r.timeout)
+		}
+		return run
+	}
+}
+
+// closeAll closes every prepared program; one with an abandoned Run is
+// closed in the background (a native Close waits for running calls).
+func (r *runner) closeAll() {
+	for fi := range r.prepared {
+		for _, p := range r.prepared[fi] {
+			if p == nil || p.p == nil {
+				continue
+			}
+			if p.abandoned.Load() {
+				go p.p.Close() //nolint:errcheck // nothing left to report it to
+				continue
+			}
+			_ = p.p.Close()
+		}
+	}
+}
+
+// flatten returns the cases in matrix order and charges each preparation
+// and input generation to the first case that used it.
+func (r *runner) flatten() []Case {
+	var out []Case
+	charged := map[[2]int]bool{}
+	for gi := range r.groups {
+		g := &r.groups[gi]
+		for i := range g.cases {
+			c := g.cases[i]
+			if i == 0 {
+				c.Timing.Inputs = g.gen
+			}
+			ei := slices.Index(r.names(), c.Executor)
+			key := [2]int{g.file, ei}
+			if p := r.prepared[g.file][ei]; p != nil && !charged[key] {
+				c.Timing.Prepare = p.dur
+				charged[key] = true
+			}
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+func (r *runner) preparations() []Preparation {
+	var out []Preparation
+	for fi, f := range r.files {
+		for ei, p := range r.prepared[fi] {
+			if p == nil {
+				continue
+			}
+			pr := Preparation{Scenario: ScenarioName(f), Executor: r.execs[ei].Name(), Duration: p.dur}
+			if p.err != nil {
+				pr.Error = p.err.Error()
+			}
+			if np, ok := p.p.(NativePrepared); ok {
+				info := np.Info()
+				pr.Compiler, pr.Library, pr.Cached = info.Compiler, info.Library, info.Cached
+			}
+			out = append(out, pr)
+		}
+	}
+	return out
+}
+
+// locks checks the source lock of every function with lock lines whose
+// first group is in this run.
+func (r *runner) locks() []LockCase {
+	var out []LockCase
+	first := map[*program.Func]bool{}
+	n := 0
+	for _, f := range r.files {
+		for _, fn := range f.Funcs {
+			if r.opts.Shard.has(n) {
+				first[fn] = true
+			}
+			n += len(r.batches(f))
+		}
+	}
+	for fi, f := range r.files {
+		var src []byte
+		var genErr error
+		generated := false
+		for _, fn := range f.Funcs {
+			if len(fn.Locks) == 0 || !first[fn] {
+				continue
+			}
+			if !generated {
+				generated = true
+				if r.lowerErrs[fi] != nil {
+					genErr = r.lowerErrs[fi]
+				} else {
+					src, genErr = native.Generate(r.progs[fi])
+				}
+			}
+			lc := LockCase{Scenario: ScenarioName(f), File: f.Name, Function: fn.Name}
+			if genErr != nil {
+				lc.Error = fmt.Sprintf("no C to check the lock of %s against: %v", fn.Name, genErr)
+			} else {
+				lc.Result = CheckLock(src, native.CFuncName(fn.Name), fn.Locks)
+			}
+			out = append(out, lc)
+		}
+	}
+	return out
+}
+
+func joinLines(a, b string) string {
+	switch {
+	case a == "":
+		return b
+	case b == "":
+		return a
+	}
+	return a + "\n" + b
+}

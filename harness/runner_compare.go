@@ -1,0 +1,168 @@
+package harness
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/rextio/rxeq/program"
+	"github.com/rextio/rxeq/program/ir"
+	"github.com/rextio/rxeq/tensor"
+)
+
+// Tolerances returns the tolerance of every float result of fn: the file's
+// //rx:tolerance for that output if there is one, def otherwise.
+func Tolerances(f *program.File, fn *program.Func, def Tolerance) map[string]Tolerance {
+	out := map[string]Tolerance{}
+	for _, r := range fn.Results {
+		if r.Type.DType != ir.Float32 {
+			continue
+		}
+		out[r.Name] = def
+		for _, t := range f.Tolerances {
+			if t.Output == r.Name {
+				out[r.Name] = Tolerance{RTol: t.RTol, ATol: t.ATol}
+			}
+		}
+	}
+	return out
+}
+
+// classSource is where an int64 result came from: Argmax(scores, axis)
+// with scores a float result of the same function.
+type classSource struct {
+	scores string
+	axis   int
+}
+
+// classSources finds, for each int64 result of fn, the float result it is
+// the Argmax of (every assignment to it must be Argmax(R, axis) of the same
+// float result R and axis). Those results are compared with the near-tie
+// rule against the oracle's R; other int64 results are compared exactly.
+func classSources(fn *program.Func) map[string]classSource {
+	found := map[string]classSource{}
+	bad := map[string]bool{}
+	var walk func([]program.Stmt)
+	walk = func(body []program.Stmt) {
+		for _, s := range body {
+			switch s := s.(type) {
+			case *program.Assign:
+				if s.Var.Kind != program.ResultVar || s.Var.Type.DType != ir.Int64 {
+					continue
+				}
+				src, ok := argmaxOfResult(s.Value)
+				if prev, seen := found[s.Var.Name]; !ok || (seen && prev != src) {
+					bad[s.Var.Name] = true
+					continue
+				}
+				found[s.Var.Name] = src
+			case *program.For:
+				walk(s.Body)
+			case *program.If:
+				walk(s.Then)
+				walk(s.Else)
+			case *program.Return:
+				for i, v := range s.Values {
+					if i < len(fn.Results) && fn.Results[i].Type.DType == ir.Int64 {
+						if ref, ok := v.(*program.VarRef); !ok || ref.Var != fn.Results[i] {
+							bad[fn.Results[i].Name] = true
+						}
+					}
+				}
+			}
+		}
+	}
+	walk(fn.Body)
+	for name := range bad {
+		delete(found, name)
+	}
+	return found
+}
+
+func argmaxOfResult(e program.Expr) (classSource, bool) {
+	c, ok := e.(*program.Call)
+	if !ok || c.Builtin != program.Argmax || len(c.Args) != 1 {
+		return classSource{}, false
+	}
+	ref, ok := c.Args[0].(*program.VarRef)
+	if !ok || ref.Var.Kind != program.ResultVar || ref.Var.Type.DType != ir.Float32 {
+		return classSource{}, false
+	}
+	return classSource{scores: ref.Var.Name, axis: c.Axis}, true
+}
+
+// compareOutputs compares every result of fn in got with want (the
+// reference's), in result order, and lists outputs got has that fn does
+// not declare.
+func compareOutputs(fn *program.Func, want, got map[string]*tensor.Tensor, tols map[string]Tolerance, classes map[string]classSource) ([]OutputMetrics, []string) {
+	var metrics []OutputMetrics
+	declared := map[string]bool{}
+	for _, r := range fn.Results {
+		declared[r.Name] = true
+		w, g := want[r.Name], got[r.Name]
+		var m OutputMetrics
+		switch {
+		case g == nil:
+			m = OutputMetrics{Name: r.Name, Problem: "missing: the executor returned no output " + r.Name}
+			m.Report = r.Name + ": " + m.Problem
+		case r.Type.DType == ir.Int64:
+			if src, ok := classes[r.Name]; ok && want[src.scores] != nil {
+				m = CompareClasses(r.Name, w, g, want[src.scores], src.axis, tols[src.scores])
+			} else {
+				m = CompareToOracle(r.Name, w, g, Tolerance{})
+			}
+		default:
+			m = CompareToOracle(r.Name, w, g, tols[r.Name])
+		}
+		metrics = append(metrics, m)
+	}
+	var extra []string
+	for name := range got {
+		if !declared[name] {
+			extra = append(extra, name)
+		}
+	}
+	sort.Strings(extra)
+	return metrics, extra
+}
+
+// compareULPs measures every result of fn in got against base.
+func compareULPs(fn *program.Func, base, got map[string]*tensor.Tensor) []ULPMetrics {
+	var out []ULPMetrics
+	for _, r := range fn.Results {
+		if base[r.Name] == nil || got[r.Name] == nil {
+			continue
+		}
+		out = append(out, CompareULP(r.Name, base[r.Name], got[r.Name]))
+	}
+	return out
+}
+
+// judge fills c.Status and c.Message from the comparison of one executor's
+// run with the reference's.
+func judge(c *Case, fn *program.Func, ref refRun, got Outcome, gotErr error, tols map[string]Tolerance, classes map[string]classSource) {
+	var problems []string
+	if ref.err != nil || gotErr != nil {
+		if ok, msg := CompareErrors(ref.err, gotErr); !ok {
+			problems = append(problems, msg)
+		}
+	}
+	if ref.err == nil && gotErr == nil {
+		metrics, extra := compareOutputs(fn, ref.out.Outputs, got.Outputs, tols, classes)
+		c.Outputs = metrics
+		for _, m := range metrics {
+			if !m.OK {
+				problems = append(problems, m.Report)
+			}
+		}
+		if len(extra) > 0 {
+			problems = append(problems, fmt.Sprintf("the executor returned outputs the function does not declare: %s", strings.Join(extra, ", ")))
+		}
+	}
+	if len(problems) > 0 {
+		c.Status = StatusFail
+		c.Message = strings.Join(problems, "\n")
+		return
+	}
+	c.Status = StatusPass
+}

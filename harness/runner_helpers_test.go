@@ -1,0 +1,122 @@
+package harness_test
+
+import (
+	"context"
+	"errors"
+	"sync/atomic"
+
+	. "github.com/onsi/gomega"
+
+	"github.com/rextio/rxeq/harness"
+	"github.com/rextio/rxeq/program"
+	"github.com/rextio/rxeq/program/ir"
+	"github.com/rextio/rxeq/tensor"
+)
+
+// tinySrc is a small two-function scenario that runs in microseconds.
+const tinySrc = `//rx:scenario tiny
+//rx:batches 1 4 9
+//rx:seed 7
+//rx:input x normal(0, 1)
+//rx:input w normal(0, 0.5)
+package tiny
+
+func lin(x [B][4]float32, w [4][3]float32) (logits [B][3]float32, probs [B][3]float32, classes [B]int64) {
+	logits = MatMul(x, w)
+	probs = Softmax(logits, 1)
+	classes = Argmax(probs, 1)
+	return
+}
+
+func sq(x [B][4]float32) (y [B][4]float32) {
+	y = x * x + 1
+	return
+}
+`
+
+func parseRx(name, src string) *program.File {
+	f, err := program.Parse(name, []byte(src))
+	ExpectWithOffset(1, err).NotTo(HaveOccurred())
+	return f
+}
+
+func tinyFile() *program.File { return parseRx("tiny.rx", tinySrc) }
+
+// hookExecutor wraps another executor and lets a test alter its runs.
+type hookExecutor struct {
+	name  string
+	inner harness.Executor
+	// before is called before the inner Run (it may block or fail);
+	// after may change the outcome or the inputs.
+	before func(ctx context.Context, fn string, inputs map[string]*tensor.Tensor) error
+	after  func(fn string, inputs map[string]*tensor.Tensor, out *harness.Outcome, err *error)
+	closed *atomic.Int32
+}
+
+func (h hookExecutor) Name() string { return h.name }
+
+func (h hookExecutor) Prepare(ctx context.Context, f *program.File, p *ir.Program) (harness.Prepared, error) {
+	inner, err := h.inner.Prepare(ctx, f, p)
+	if err != nil {
+		return nil, err
+	}
+	return hookPrepared{h: h, inner: inner}, nil
+}
+
+type hookPrepared struct {
+	h     hookExecutor
+	inner harness.Prepared
+}
+
+func (p hookPrepared) Run(ctx context.Context, fn string, inputs map[string]*tensor.Tensor) (harness.Outcome, error) {
+	if p.h.before != nil {
+		if err := p.h.before(ctx, fn, inputs); err != nil {
+			return harness.Outcome{Path: p.h.name}, err
+		}
+	}
+	out, err := p.inner.Run(ctx, fn, inputs)
+	out.Path = p.h.name
+	if p.h.after != nil {
+		p.h.after(fn, inputs, &out, &err)
+	}
+	return out, err
+}
+
+func (p hookPrepared) Close() error {
+	if p.h.closed != nil {
+		p.h.closed.Add(1)
+	}
+	return p.inner.Close()
+}
+
+// failingPrepare is an executor whose Prepare always fails.
+type failingPrepare struct{}
+
+func (failingPrepare) Name() string { return "broken" }
+func (failingPrepare) Prepare(context.Context, *program.File, *ir.Program) (harness.Prepared, error) {
+	return nil, errors.New("no toolchain here")
+}
+
+// caseNames lists the names of the cases, in result order.
+func caseNames(cs []harness.Case) []string {
+	var out []string
+	for _, c := range cs {
+		out = append(out, c.Name())
+	}
+	return out
+}
+
+// byExecutor keeps the cases of one executor.
+func byExecutor(cs []harness.Case, name string) []harness.Case {
+	var out []harness.Case
+	for _, c := range cs {
+		if c.Executor == name {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+func onlyFallback() harness.Options {
+	return harness.Options{Executors: []harness.Executor{harness.FallbackExecutor{}}}
+}

@@ -1,0 +1,278 @@
+package harness
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/rextio/rxeq/native"
+)
+
+// Error kinds of the runner.
+var (
+	// ErrExecutor: an executor was misused or misbehaved (an unknown
+	// function, a panic, a nil program).
+	ErrExecutor = errors.New("executor error")
+	// ErrScenario: a scenario cannot be turned into cases (a parameter
+	// without //rx:input, a symbolic dimension that cannot be bound, an
+	// int64 tensor parameter).
+	ErrScenario = errors.New("bad scenario")
+	// ErrTimeout: a case ran longer than Options.CaseTimeout.
+	ErrTimeout = errors.New("case timed out")
+	// ErrOptions: the runner's options are inconsistent (a bad shard, an
+	// unknown backend name, two executors with one name).
+	ErrOptions = errors.New("bad runner options")
+)
+
+// Status is the verdict of one case.
+type Status string
+
+// The case verdicts.
+const (
+	// StatusPass: the executor agrees with the oracle (outputs within
+	// tolerance, or the same error), and left its inputs untouched.
+	StatusPass Status = "pass"
+	// StatusFail: the executor ran and disagrees: an output out of
+	// tolerance, a class flip, an error the oracle did not raise (or a
+	// different one), a modified input, or the scenario's //rx:expect-error
+	// not met.
+	StatusFail Status = "fail"
+	// StatusError: the case could not be judged: the inputs could not be
+	// generated, the executor could not prepare the program, the run timed
+	// out or was cancelled, or the oracle failed without an
+	// //rx:expect-error.
+	StatusError Status = "error"
+)
+
+// Shard selects a deterministic part of the cases: the groups of cases
+// (scenario, function, batch) are numbered in matrix order from 0 and group
+// g belongs to shard g mod Total + 1, so Total jobs with Index 1…Total run
+// every case exactly once. The zero value (Total 0) selects everything.
+type Shard struct {
+	Index int // 1-based
+	Total int
+}
+
+// ParseShard reads "i/n" (1 ≤ i ≤ n), as in `rxeq run --shard 2/4`.
+func ParseShard(s string) (Shard, error) {
+	a, b, ok := strings.Cut(strings.TrimSpace(s), "/")
+	i, err1 := strconv.Atoi(a)
+	n, err2 := strconv.Atoi(b)
+	if !ok || err1 != nil || err2 != nil {
+		return Shard{}, fmt.Errorf("%w: shard %q: want i/n, like 2/4", ErrOptions, s)
+	}
+	sh := Shard{Index: i, Total: n}
+	return sh, sh.validate()
+}
+
+func (s Shard) validate() error {
+	if s == (Shard{}) {
+		return nil
+	}
+	if s.Total < 1 || s.Index < 1 || s.Index > s.Total {
+		return fmt.Errorf("%w: shard %d/%d: want 1 <= i <= n", ErrOptions, s.Index, s.Total)
+	}
+	return nil
+}
+
+// String prints "i/n", or "" for the zero Shard.
+func (s Shard) String() string {
+	if s.Total == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%d/%d", s.Index, s.Total)
+}
+
+func (s Shard) has(group int) bool {
+	return s.Total <= 1 || group%s.Total == s.Index-1
+}
+
+// Options configure a Run. The zero value runs the oracle, the fallback
+// interpreter and the forced native backend on every function and batch
+// of every scenario, NumCPU groups at a time.
+type Options struct {
+	// Reference is the executor every other one is compared with; default
+	// OracleExecutor. It always runs; it is reported as a case of its own
+	// unless Backends leaves it out.
+	Reference Executor
+	// Executors are compared with the reference; default
+	// DefaultExecutors(NativeMode). Names must be unique.
+	Executors []Executor
+	// NativeMode is the mode of the default native executor (forced unless
+	// set). It is not used when Executors is given.
+	NativeMode native.Mode
+	// Backends, when not empty, keeps only the cases of the executors with
+	// these names ("oracle", "fallback", "native"). An unknown name is an
+	// error. The reference runs either way.
+	Backends []string
+	// Batches, when not empty, replaces every scenario's //rx:batches.
+	Batches []int
+	// Seed, when not nil, replaces every scenario's //rx:seed.
+	Seed *uint64
+	// Dims binds symbolic dimensions other than the batch symbol, by name
+	// (see GenerateInputs). Unbound ones make the case an error.
+	Dims map[string]int
+	// Shard selects part of the cases; the zero value selects all.
+	Shard Shard
+	// Parallel bounds how many case groups run at once; default
+	// runtime.NumCPU().
+	Parallel int
+	// CaseTimeout bounds one executor's run of one case; default
+	// DefaultCaseTimeout; negative means no timeout.
+	CaseTimeout time.Duration
+	// Tolerance is the float tolerance of outputs without an
+	// //rx:tolerance; default DefaultTolerance().
+	Tolerance *Tolerance
+	// ULPBase names the executor the others' float outputs are measured
+	// against in ULPs (reported, not judged); default "fallback". If it is
+	// not among the executors no ULP metrics are reported.
+	ULPBase string
+	// SkipLocks turns the source lock off.
+	SkipLocks bool
+	// Progress, when not nil, is called after each group of cases finishes
+	// (from the runner's goroutines, one call at a time) with the number of
+	// groups done and the total.
+	Progress func(done, total int, cases []Case)
+}
+
+// DefaultCaseTimeout is the per-case timeout when Options.CaseTimeout is 0.
+const DefaultCaseTimeout = 2 * time.Minute
+
+// DefaultScenarioSeed is the seed of a scenario without //rx:seed.
+const DefaultScenarioSeed = 1
+
+// DefaultBatch is the one batch of a scenario without //rx:batches.
+const DefaultBatch = 1
+
+// Timing splits the time of one case.
+type Timing struct {
+	// Prepare is the executor's preparation of the scenario's program
+	// (code generation, C compile or cache lookup, loading). A program is
+	// prepared once per (scenario, executor); the time is charged to the
+	// first case of that pair in result order and is 0 on the others, so
+	// sums over cases are exact.
+	Prepare time.Duration
+	// Inputs is the generation of the group's inputs, charged the same way
+	// to the group's first case.
+	Inputs time.Duration
+	// Execute is the executor's Run.
+	Execute time.Duration
+	// Compare is the comparison with the reference (outputs, classes,
+	// errors, ULPs and input digests).
+	Compare time.Duration
+}
+
+// Total returns the sum of the parts.
+func (t Timing) Total() time.Duration { return t.Prepare + t.Inputs + t.Execute + t.Compare }
+
+// InputDigest is the SHA-256 of one input (name, dtype, shape and data
+// bytes, little-endian), before the run and after it.
+type InputDigest struct {
+	Name   string
+	Before string // hex
+	After  string // hex; "" when the run did not finish
+}
+
+// Case is the result of one executor on one (scenario, function, batch).
+type Case struct {
+	Scenario string // //rx:scenario, or the file's base name without .rx
+	File     string
+	Function string
+	Batch    int
+	Seed     uint64 // the scenario seed the inputs were derived from
+	Executor string
+	Path     string // what ran: "oracle", "fallback", "native", …
+	Status   Status
+	Timing   Timing
+
+	// Outputs compares every output with the reference, in the function's
+	// result order (empty for the reference itself).
+	Outputs []OutputMetrics
+	// ULP measures every output against the ULPBase executor (reported,
+	// not judged); empty for the reference and the base itself.
+	ULP []ULPMetrics
+	// Tolerances are the tolerances the float outputs were judged with.
+	Tolerances map[string]Tolerance
+	Inputs     []InputDigest
+
+	// Error is the executor's own error text, "" if it succeeded.
+	Error string
+	// Message explains a fail or an error: every mismatch report, the error
+	// disagreement, the modified input; "" on pass.
+	Message string
+}
+
+// Name returns "scenario/function/bBATCH/executor".
+func (c Case) Name() string {
+	return fmt.Sprintf("%s/%s/b%d/%s", c.Scenario, c.Function, c.Batch, c.Executor)
+}
+
+// LockCase is the source lock of one function.
+type LockCase struct {
+	Scenario string
+	File     string
+	Function string
+	// Error is set when no C could be generated to check (the result then
+	// fails); Result is zero.
+	Error  string
+	Result LockResult
+}
+
+// OK reports whether the lock holds.
+func (l LockCase) OK() bool { return l.Error == "" && l.Result.OK }
+
+// Preparation records one executor's preparation of one scenario.
+type Preparation struct {
+	Scenario string
+	Executor string
+	Duration time.Duration
+	Error    string
+	// Compiler and Library describe a native build ("" for other
+	// executors); Cached says whether the library came from the cache.
+	Compiler string
+	Library  string
+	Cached   bool
+}
+
+// Result is the outcome of a Run: every case in matrix order (scenario,
+// function, batch, then the reference followed by Options.Executors), the
+// lock results in (scenario, function) order, and the preparations.
+type Result struct {
+	Cases        []Case
+	Locks        []LockCase
+	Preparations []Preparation
+	Shard        Shard
+	Wall         time.Duration
+}
+
+// OK reports whether every case passed and every lock held.
+func (r *Result) OK() bool {
+	for _, c := range r.Cases {
+		if c.Status != StatusPass {
+			return false
+		}
+	}
+	for _, l := range r.Locks {
+		if !l.OK() {
+			return false
+		}
+	}
+	return true
+}
+
+// Counts returns how many cases passed, failed and errored.
+func (r *Result) Counts() (pass, fail, errored int) {
+	for _, c := range r.Cases {
+		switch c.Status {
+		case StatusPass:
+			pass++
+		case StatusFail:
+			fail++
+		default:
+			errored++
+		}
+	}
+	return pass, fail, errored
+}
