@@ -437,6 +437,21 @@ func (r *runner) runGroup(ctx context.Context, g *group) {
 		c.Timing.Compare = time.Since(tc)
 	}
 	g.cases = cases
+	if r.opts.Tensors != nil {
+		gt := GroupTensors{Scenario: ScenarioName(f), Function: g.fn.Name, Batch: g.batch, Inputs: inputs,
+			Outputs: map[string]map[string]*tensor.Tensor{}, Errors: map[string]string{}}
+		for ei, run := range runs {
+			if run == nil || !run.finished {
+				continue
+			}
+			if run.err != nil {
+				gt.Errors[r.execs[ei].Name()] = run.err.Error()
+			} else {
+				gt.Outputs[r.execs[ei].Name()] = run.out.Outputs
+			}
+		}
+		r.opts.Tensors(gt)
+	}
 }
 
 // judgeReference returns the status every case of a group takes because

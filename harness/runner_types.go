@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/rextio/rxeq/native"
+	"github.com/rextio/rxeq/tensor"
 )
 
 // Error kinds of the runner.
@@ -135,6 +136,21 @@ type Options struct {
 	// (from the runner's goroutines, one call at a time) with the number of
 	// groups done and the total.
 	Progress func(done, total int, cases []Case)
+	// Tensors, when not nil, receives the inputs and every executor's
+	// outputs of each group once it is judged (for `rxeq run --dump`). It
+	// is called from the runner's goroutines, possibly at once for several
+	// groups; the tensors are the runner's own and must not be modified.
+	Tensors func(GroupTensors)
+}
+
+// GroupTensors are the tensors of one (scenario, function, batch) group.
+type GroupTensors struct {
+	Scenario string
+	Function string
+	Batch    int
+	Inputs   map[string]*tensor.Tensor            // by parameter name, as generated
+	Outputs  map[string]map[string]*tensor.Tensor // by executor, then result name
+	Errors   map[string]string                    // by executor, when it returned an error
 }
 
 // DefaultCaseTimeout is the per-case timeout when Options.CaseTimeout is 0.

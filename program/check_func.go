@@ -13,7 +13,9 @@ import (
 
 func sprintf(format string, args ...any) string { return fmt.Sprintf(format, args...) }
 
-func parseInt(s string) (int64, error) { return strconv.ParseInt(strings.ReplaceAll(s, "_", ""), 0, 64) }
+func parseInt(s string) (int64, error) {
+	return strconv.ParseInt(strings.ReplaceAll(s, "_", ""), 0, 64)
+}
 
 func isTypeName(s string) bool { return s == "float32" || s == "int64" }
 

@@ -37,13 +37,14 @@ type Case struct {
 	Scenario string   `json:"scenario"`
 	Function string   `json:"function"`
 	Batch    int      `json:"batch"`
-	Executor string   `json:"executor"`        // "oracle", "fallback", "native" or a user's executor
-	Path     string   `json:"path"`            // the path that actually ran (in auto mode native may hand over to fallback)
-	Seed     uint64   `json:"seed"`            // the seed the case's inputs were generated from
-	Status   Status   `json:"status"`          // pass, fail, error or skip
-	Duration float64  `json:"duration_s"`      // seconds
-	Outputs  []Output `json:"outputs"`         // one per compared output
-	Error    string   `json:"error,omitempty"` // the executor's error text, if it returned one
+	Executor string   `json:"executor"`         // "oracle", "fallback", "native" or a user's executor
+	Path     string   `json:"path"`             // the path that actually ran (in auto mode native may hand over to fallback)
+	Seed     uint64   `json:"seed"`             // the seed the case's inputs were generated from
+	Status   Status   `json:"status"`           // pass, fail, error or skip
+	Duration float64  `json:"duration_s"`       // seconds
+	Timing   *Timing  `json:"timing,omitempty"` // where Duration went, when known
+	Outputs  []Output `json:"outputs"`          // one per compared output
+	Error    string   `json:"error,omitempty"`  // the executor's error text, if it returned one
 	// Message explains a fail, error or skip in full (for a fail: the
 	// mismatch reports of the failing outputs, or an error disagreement);
 	// its first line is a summary.
@@ -53,6 +54,16 @@ type Case struct {
 // Name is the case's test name: "FUNCTION/bBATCH/EXECUTOR".
 func (c *Case) Name() string {
 	return c.Function + "/b" + itoa(c.Batch) + "/" + c.Executor
+}
+
+// Timing splits a case's duration, in seconds: the executor's preparation
+// of the program (code generation, C compile or cache lookup; charged to the
+// first case that needed it), input generation, execution and comparison.
+type Timing struct {
+	Prepare float64 `json:"prepare_s"`
+	Inputs  float64 `json:"inputs_s"`
+	Execute float64 `json:"execute_s"`
+	Compare float64 `json:"compare_s"`
 }
 
 // Tolerance is the allowance an output was compared with:

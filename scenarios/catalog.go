@@ -46,7 +46,8 @@ type Source struct {
 	Text []byte
 }
 
-// Sources returns the raw catalog files, sorted by name.
+// Sources returns the raw catalog files: the reference scenario first (see
+// catalogOrder), then the rest by name.
 func Sources() []Source {
 	entries, err := fs.ReadDir(files, ".")
 	if err != nil {
@@ -64,8 +65,27 @@ func Sources() []Source {
 		}
 		out = append(out, Source{Name: Dir + "/" + e.Name(), Text: text})
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	sort.Slice(out, func(i, j int) bool {
+		ri, rj := catalogRank(out[i].Name), catalogRank(out[j].Name)
+		if ri != rj {
+			return ri < rj
+		}
+		return out[i].Name < out[j].Name
+	})
 	return out
+}
+
+// catalogOrder puts the reference scenario first, then the others a
+// reader meets in the README; files not listed follow, sorted by name.
+var catalogOrder = []string{"reference.rx", "rounds.rx", "edge.rx", "error.rx"}
+
+func catalogRank(name string) int {
+	for i, n := range catalogOrder {
+		if path.Base(name) == n {
+			return i
+		}
+	}
+	return len(catalogOrder)
 }
 
 // Names returns the file names of the catalog ("scenarios/edge.rx", …).

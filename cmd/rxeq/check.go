@@ -1,0 +1,113 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/rextio/rxeq/harness"
+	"github.com/rextio/rxeq/native"
+	"github.com/rextio/rxeq/program"
+)
+
+// newFlagSet returns a flag set that reports errors instead of exiting.
+func newFlagSet(name, args string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "usage: rxeq %s %s\n", name, args)
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+// parseFile reads and checks one .rx file. Errors are printed one per line
+// as file:line:col: message.
+func parseFile(path string, stderr io.Writer) (*program.File, bool) {
+	src, err := os.ReadFile(path)
+	if err != nil {
+		fmt.Fprintf(stderr, "rxeq: %v\n", err)
+		return nil, false
+	}
+	f, err := program.Parse(path, src)
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return nil, false
+	}
+	return f, true
+}
+
+// cmdCheck parses and checks each file; exit 2 if any does not check.
+func cmdCheck(_ context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("check", "FILE...", stderr)
+	if err := fs.Parse(args); err != nil {
+		return exitUsage
+	}
+	if fs.NArg() == 0 {
+		fs.Usage()
+		return exitUsage
+	}
+	code := exitOK
+	for _, path := range fs.Args() {
+		f, ok := parseFile(path, stderr)
+		if !ok {
+			code = exitUsage
+			continue
+		}
+		names := make([]string, len(f.Funcs))
+		for i, fn := range f.Funcs {
+			names[i] = fn.Name
+		}
+		fmt.Fprintf(stdout, "%s: ok (%s)\n", path, strings.Join(names, ", "))
+	}
+	return code
+}
+
+// cmdGen prints the generated C of a file, or of one function of it.
+func cmdGen(_ context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("gen", "[--func F] FILE", stderr)
+	fn := fs.String("func", "", "print only the C function generated for scoring function `F`")
+	if err := fs.Parse(args); err != nil {
+		return exitUsage
+	}
+	if fs.NArg() != 1 {
+		fs.Usage()
+		return exitUsage
+	}
+	f, ok := parseFile(fs.Arg(0), stderr)
+	if !ok {
+		return exitUsage
+	}
+	p, err := program.Lower(f)
+	if err != nil {
+		fmt.Fprintf(stderr, "rxeq: %v\n", err)
+		return exitUsage
+	}
+	src, err := native.Generate(p)
+	if err != nil {
+		fmt.Fprintf(stderr, "rxeq: %v\n", err)
+		if errors.Is(err, native.ErrUnsupported) {
+			return exitFail
+		}
+		return exitUsage
+	}
+	if *fn == "" {
+		_, _ = stdout.Write(src)
+		return exitOK
+	}
+	if f.Func(*fn) == nil {
+		fmt.Fprintf(stderr, "rxeq: %s has no function %s\n", fs.Arg(0), *fn)
+		return exitUsage
+	}
+	def, ok := harness.CFunction(src, native.CFuncName(*fn))
+	if !ok {
+		fmt.Fprintf(stderr, "rxeq: the generated C has no function %s\n", native.CFuncName(*fn))
+		return exitFail
+	}
+	fmt.Fprintln(stdout, def)
+	return exitOK
+}

@@ -1,0 +1,81 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/rextio/rxeq/harness"
+	"github.com/rextio/rxeq/native"
+	"github.com/rextio/rxeq/program"
+)
+
+// cmdList prints one line per scenario function: its batches and locks.
+func cmdList(_ context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("list", "[PATH...]", stderr)
+	if err := fs.Parse(args); err != nil {
+		return exitUsage
+	}
+	files, ok := loadPrograms(fs.Args(), stderr)
+	if !ok {
+		return exitUsage
+	}
+	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "SCENARIO\tFUNCTION\tBATCHES\tLOCKS\tFILE")
+	for _, f := range files {
+		batches := make([]string, len(f.Batches))
+		for i, b := range f.Batches {
+			batches[i] = fmt.Sprint(b)
+		}
+		if len(batches) == 0 {
+			batches = []string{fmt.Sprint(harness.DefaultBatch)}
+		}
+		for _, fn := range f.Funcs {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\n", harness.ScenarioName(f), fn.Name, strings.Join(batches, " "), len(fn.Locks), f.Name)
+		}
+	}
+	_ = tw.Flush()
+	return exitOK
+}
+
+// cmdLock runs the source-lock checks only: generate C, check each
+// function's locks, print every failure. No compiler is needed.
+func cmdLock(_ context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("lock", "[PATH...]", stderr)
+	if err := fs.Parse(args); err != nil {
+		return exitUsage
+	}
+	files, ok := loadPrograms(fs.Args(), stderr)
+	if !ok {
+		return exitUsage
+	}
+	code := exitOK
+	for _, f := range files {
+		p, err := program.Lower(f)
+		if err != nil {
+			fmt.Fprintf(stderr, "rxeq lock: %s: %v\n", f.Name, err)
+			return exitUsage
+		}
+		src, err := native.Generate(p)
+		if err != nil {
+			fmt.Fprintf(stdout, "FAIL %s: generating C: %v\n", f.Name, err)
+			code = exitFail
+			continue
+		}
+		for _, fn := range f.Funcs {
+			if len(fn.Locks) == 0 {
+				continue
+			}
+			res := harness.CheckLock(src, native.CFuncName(fn.Name), fn.Locks)
+			if res.OK {
+				fmt.Fprintf(stdout, "PASS %s/%s: %d checks\n", harness.ScenarioName(f), fn.Name, len(fn.Locks))
+				continue
+			}
+			code = exitFail
+			fmt.Fprintf(stdout, "FAIL %s/%s\n%s\n", harness.ScenarioName(f), fn.Name, indent(res.Message))
+		}
+	}
+	return code
+}

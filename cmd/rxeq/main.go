@@ -1,0 +1,71 @@
+// Command rxeq runs rxeq's differential equivalence tests.
+//
+//	rxeq run [flags] [PATH...]   run the built-in catalog or the given .rx files and directories
+//	rxeq list [PATH...]          list scenarios, functions and batches
+//	rxeq check FILE...           parse and check; print file:line:col: message
+//	rxeq gen [--func F] FILE     print the generated C
+//	rxeq lock FILE...            run the source-lock checks only
+//
+// Exit status: 0 when everything holds, 1 when a case or lock fails, 2 on
+// bad usage or a program that does not check.
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+)
+
+// Exit codes.
+const (
+	exitOK    = 0
+	exitFail  = 1
+	exitUsage = 2
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	code := runMain(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+const usage = `usage: rxeq <command> [arguments]
+
+commands:
+  run [flags] [PATH...]   run the built-in catalog or the given .rx files and directories
+  list [PATH...]          list scenarios, functions and batches
+  check FILE...           parse and check programs
+  gen [--func F] FILE     print the C the native backend generates
+  lock [PATH...]          run the source-lock checks only
+
+Run 'rxeq <command> -h' for a command's flags.
+`
+
+// runMain dispatches a subcommand and returns the exit code.
+func runMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return exitUsage
+	}
+	cmds := map[string]func(context.Context, []string, io.Writer, io.Writer) int{
+		"run":   cmdRun,
+		"list":  cmdList,
+		"check": cmdCheck,
+		"gen":   cmdGen,
+		"lock":  cmdLock,
+	}
+	switch args[0] {
+	case "-h", "-help", "--help", "help":
+		fmt.Fprint(stdout, usage)
+		return exitOK
+	}
+	cmd, ok := cmds[args[0]]
+	if !ok {
+		fmt.Fprintf(stderr, "rxeq: unknown command %q\n\n%s", args[0], usage)
+		return exitUsage
+	}
+	return cmd(ctx, args[1:], stdout, stderr)
+}

@@ -1,0 +1,277 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"text/tabwriter"
+	"time"
+
+	"github.com/rextio/rxeq/harness"
+	"github.com/rextio/rxeq/native"
+	"github.com/rextio/rxeq/reports"
+)
+
+// version is rxeq's version, written into reports.
+const version = "0.1.0-dev"
+
+// runFlags are the flags of `rxeq run` (and, in part, `rxeq lock`).
+type runFlags struct {
+	json, junit, dump string
+	backends, batches string
+	seed              string
+	shard             string
+	nativeMode        string
+	parallel          int
+	timeout           time.Duration
+}
+
+func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("run", "[flags] [PATH...]", stderr)
+	var rf runFlags
+	fs.StringVar(&rf.json, "json", "", "write the JSON report (rxeq.report/v1) to `FILE`")
+	fs.StringVar(&rf.junit, "junit", "", "write the JUnit XML report to `FILE`")
+	fs.StringVar(&rf.dump, "dump", "", "write every case's inputs and outputs as .npy files with a manifest.json under `DIR`")
+	fs.StringVar(&rf.backends, "backend", "", "comma-separated executors to report: oracle, fallback, native (default all)")
+	fs.StringVar(&rf.batches, "batch", "", "comma-separated batch sizes replacing each scenario's //rx:batches")
+	fs.StringVar(&rf.seed, "seed", "", "seed replacing each scenario's //rx:seed")
+	fs.StringVar(&rf.shard, "shard", "", "run shard `i/n` of the cases (n jobs cover every case once)")
+	fs.StringVar(&rf.nativeMode, "native-mode", "forced", "native backend mode: forced (never falls back) or auto")
+	fs.IntVar(&rf.parallel, "parallel", 0, "case groups run at once (default: number of CPUs)")
+	fs.DurationVar(&rf.timeout, "timeout", harness.DefaultCaseTimeout, "timeout of one executor on one case")
+	if err := fs.Parse(args); err != nil {
+		return exitUsage
+	}
+	opts, err := rf.options()
+	if err != nil {
+		fmt.Fprintf(stderr, "rxeq run: %v\n", err)
+		return exitUsage
+	}
+	files, ok := loadPrograms(fs.Args(), stderr)
+	if !ok {
+		return exitUsage
+	}
+
+	term := isTerminal(stderr)
+	var mu sync.Mutex
+	opts.Progress = func(done, total int, cases []harness.Case) {
+		if term {
+			fmt.Fprintf(stderr, "\r\033[K[%d/%d] %s/%s b%d", done, total, cases[0].Scenario, cases[0].Function, cases[0].Batch)
+			return
+		}
+		for _, c := range cases {
+			fmt.Fprintf(stderr, "%-5s %s (%s)\n", strings.ToUpper(string(c.Status)), c.Name(), ms(c.Timing.Total()))
+		}
+	}
+	var groups []harness.GroupTensors
+	if rf.dump != "" {
+		opts.Tensors = func(g harness.GroupTensors) {
+			mu.Lock()
+			groups = append(groups, g)
+			mu.Unlock()
+		}
+	}
+	res, err := harness.Run(ctx, files, opts)
+	if term {
+		fmt.Fprint(stderr, "\r\033[K")
+	}
+	if err != nil {
+		if errors.Is(err, harness.ErrOptions) {
+			fmt.Fprintf(stderr, "rxeq run: %v\n", err)
+			return exitUsage
+		}
+		fmt.Fprintf(stderr, "rxeq run: %v\n", err)
+		if res == nil {
+			return exitFail
+		}
+	}
+	printTable(stdout, res)
+	printFailures(stdout, res)
+	if werr := writeReports(res, rf, opts, groups); werr != nil {
+		fmt.Fprintf(stderr, "rxeq run: %v\n", werr)
+		return exitFail
+	}
+	if err != nil || !res.OK() {
+		return exitFail
+	}
+	return exitOK
+}
+
+// options turns the flags into runner options.
+func (rf runFlags) options() (harness.Options, error) {
+	var opts harness.Options
+	mode, err := native.ParseMode(rf.nativeMode)
+	if err != nil {
+		return opts, err
+	}
+	opts.NativeMode = mode
+	if rf.backends != "" {
+		opts.Backends = splitList(rf.backends)
+	}
+	for _, b := range splitList(rf.batches) {
+		n, err := strconv.Atoi(b)
+		if err != nil || n <= 0 {
+			return opts, fmt.Errorf("--batch %q: want positive integers, like --batch 1,16,128", rf.batches)
+		}
+		opts.Batches = append(opts.Batches, n)
+	}
+	if rf.seed != "" {
+		s, err := strconv.ParseUint(rf.seed, 0, 64)
+		if err != nil {
+			return opts, fmt.Errorf("--seed %q: want an unsigned integer", rf.seed)
+		}
+		opts.Seed = &s
+	}
+	if rf.shard != "" {
+		sh, err := harness.ParseShard(rf.shard)
+		if err != nil {
+			return opts, err
+		}
+		opts.Shard = sh
+	}
+	if rf.parallel < 0 {
+		return opts, fmt.Errorf("--parallel %d: want a positive number", rf.parallel)
+	}
+	opts.Parallel = rf.parallel
+	opts.CaseTimeout = rf.timeout
+	return opts, nil
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, f := range strings.Split(s, ",") {
+		if f = strings.TrimSpace(f); f != "" {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+func ms(d time.Duration) string { return fmt.Sprintf("%.1fms", float64(d.Microseconds())/1000) }
+
+// isTerminal reports whether w is a character device (a terminal).
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	info, err := f.Stat()
+	return err == nil && info.Mode()&os.ModeCharDevice != 0
+}
+
+// printTable prints one row per case and per lock, then the totals.
+func printTable(w io.Writer, res *harness.Result) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "SCENARIO\tFUNCTION\tBATCH\tEXECUTOR\tPATH\tSTATUS\tMAX ABS\tMAX ULP\tTIME")
+	for _, c := range res.Cases {
+		maxAbs, maxULP := 0.0, uint64(0)
+		for _, o := range c.Outputs {
+			maxAbs = max(maxAbs, o.MaxAbsDiff)
+		}
+		for _, u := range c.ULP {
+			maxULP = max(maxULP, u.MaxULP)
+		}
+		abs, ulp := "-", "-"
+		if len(c.Outputs) > 0 {
+			abs = strconv.FormatFloat(maxAbs, 'e', 1, 64)
+		}
+		if len(c.ULP) > 0 {
+			ulp = strconv.FormatUint(maxULP, 10)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\n", c.Scenario, c.Function, c.Batch, c.Executor, c.Path,
+			strings.ToUpper(string(c.Status)), abs, ulp, ms(c.Timing.Total()))
+	}
+	for _, l := range res.Locks {
+		status := "PASS"
+		if !l.OK() {
+			status = "FAIL"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t-\tlock\t%s\t%s\t-\t-\t-\n", l.Scenario, l.Function, l.Result.Func, status)
+	}
+	_ = tw.Flush()
+	pass, fail, errored := res.Counts()
+	locksOK := 0
+	for _, l := range res.Locks {
+		if l.OK() {
+			locksOK++
+		}
+	}
+	fmt.Fprintf(w, "\n%d passed, %d failed, %d errors; locks %d/%d held; %s\n", pass, fail, errored, locksOK, len(res.Locks), res.Wall.Round(time.Millisecond))
+}
+
+// printFailures prints the full message of every case and lock that did
+// not pass.
+func printFailures(w io.Writer, res *harness.Result) {
+	for _, c := range res.Cases {
+		if c.Status != harness.StatusPass {
+			fmt.Fprintf(w, "\n--- %s %s\n%s\n", strings.ToUpper(string(c.Status)), c.Name(), indent(c.Message))
+		}
+	}
+	for _, l := range res.Locks {
+		if !l.OK() {
+			msg := l.Result.Message
+			if l.Error != "" {
+				msg = l.Error
+			}
+			fmt.Fprintf(w, "\n--- FAIL %s/%s/lock\n%s\n", l.Scenario, l.Function, indent(msg))
+		}
+	}
+}
+
+func indent(s string) string {
+	return "    " + strings.ReplaceAll(strings.TrimRight(s, "\n"), "\n", "\n    ")
+}
+
+// writeReports writes the JSON and JUnit reports and the dump, each only
+// when asked for.
+func writeReports(res *harness.Result, rf runFlags, opts harness.Options, groups []harness.GroupTensors) error {
+	var seed uint64
+	if opts.Seed != nil {
+		seed = *opts.Seed
+	}
+	rep := reports.FromResult(res, reports.RunInfo{ToolVersion: version, Seed: seed})
+	write := func(path string, fn func(io.Writer) error) error {
+		if path == "" {
+			return nil
+		}
+		f, err := os.Create(path)
+		if err != nil {
+			return err
+		}
+		if err := fn(f); err != nil {
+			f.Close()
+			return fmt.Errorf("writing %s: %w", path, err)
+		}
+		return f.Close()
+	}
+	if err := write(rf.json, func(w io.Writer) error { return reports.WriteJSON(w, rep) }); err != nil {
+		return err
+	}
+	if err := write(rf.junit, func(w io.Writer) error { return reports.WriteJUnit(w, rep) }); err != nil {
+		return err
+	}
+	if rf.dump == "" {
+		return nil
+	}
+	sort.Slice(groups, func(i, j int) bool {
+		a, b := groups[i], groups[j]
+		if a.Scenario != b.Scenario {
+			return a.Scenario < b.Scenario
+		}
+		if a.Function != b.Function {
+			return a.Function < b.Function
+		}
+		return a.Batch < b.Batch
+	})
+	cases := make([]reports.DumpCase, len(groups))
+	for i, g := range groups {
+		cases[i] = reports.DumpCase{Name: fmt.Sprintf("%s/%s/b%d", g.Scenario, g.Function, g.Batch), Inputs: g.Inputs, Outputs: g.Outputs, Errors: g.Errors}
+	}
+	return reports.WriteDump(rf.dump, cases)
+}
