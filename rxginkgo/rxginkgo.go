@@ -1,0 +1,161 @@
+// Package rxginkgo turns rxeq scenarios into ginkgo table entries and
+// gives gomega matchers for outputs within tolerance, for a source lock and
+// for a whole harness result, so a user's suite is a few lines:
+//
+//	var _ = Describe("my scorers", func() {
+//		rxginkgo.Table("agree across executors", "testdata/scorers")
+//	})
+//
+// Table is DescribeTable over Entries with AssertCase as the body; use
+// Entries directly to add entries of your own or another body.
+//
+// Each entry is one (scenario, function, batch) run through the oracle,
+// the fallback interpreter and the forced-native backend, with the
+// function's source lock checked; a failure prints the harness's mismatch
+// report or the lock's near-miss text.
+package rxginkgo
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/onsi/ginkgo/v2"
+	"github.com/onsi/gomega"
+
+	"github.com/rextio/rxeq/harness"
+	"github.com/rextio/rxeq/program"
+	"github.com/rextio/rxeq/scenarios"
+)
+
+// Case is the parameter of one table entry: one function of one scenario
+// at one batch size.
+type Case struct {
+	File     *program.File
+	Function string
+	Batch    int
+	// Options are passed to harness.Run (Batches and Progress are set by
+	// AssertCase). The zero value runs the three built-in executors.
+	Options harness.Options
+}
+
+// String names the case "scenario/function/bBATCH".
+func (c Case) String() string {
+	return fmt.Sprintf("%s/%s/b%d", harness.ScenarioName(c.File), c.Function, c.Batch)
+}
+
+// Entries returns one ginkgo TableEntry per (scenario, function, batch) of
+// the given .rx files and directories (searched for *.rx), or of the
+// built-in catalog when paths is empty. Entries whose function has
+// //rx:lock lines also check the lock. Labels: "native" on every entry (the
+// default executors include the native backend).
+func Entries(paths ...string) ([]ginkgo.TableEntry, error) {
+	files, err := load(paths)
+	if err != nil {
+		return nil, err
+	}
+	var out []ginkgo.TableEntry
+	for _, f := range files {
+		batches := f.Batches
+		if len(batches) == 0 {
+			batches = []int{harness.DefaultBatch}
+		}
+		for _, fn := range f.Funcs {
+			for _, b := range batches {
+				c := Case{File: f, Function: fn.Name, Batch: b}
+				out = append(out, ginkgo.Entry(c.String(), ginkgo.Label("native"), c))
+			}
+		}
+	}
+	return out, nil
+}
+
+// MustEntries is Entries for use at suite construction: a file that does
+// not check panics with every file:line:col error, which ginkgo reports.
+func MustEntries(paths ...string) []ginkgo.TableEntry {
+	out, err := Entries(paths...)
+	if err != nil {
+		panic(fmt.Sprintf("rxginkgo: %v", err))
+	}
+	return out
+}
+
+// Table declares a ginkgo DescribeTable named description with one entry
+// per case of the given files and directories (the built-in catalog when
+// none), each asserted with AssertCase. Call it inside a container (or at
+// the top level of a test file, as `var _ = rxginkgo.Table(…)`).
+func Table(description string, paths ...string) bool {
+	args := []any{AssertCase}
+	for _, e := range MustEntries(paths...) {
+		args = append(args, e)
+	}
+	return ginkgo.DescribeTable(description, args...)
+}
+
+// AssertCase is the body of a table built by Entries: it runs the case
+// through the harness and expects every executor to agree with the oracle
+// and the function's lock to hold.
+func AssertCase(c Case) {
+	ginkgo.GinkgoHelper()
+	res, err := Run(context.Background(), c)
+	gomega.Expect(err).NotTo(gomega.HaveOccurred())
+	gomega.Expect(res).To(Pass())
+}
+
+// Run runs one case: the function alone (other functions of its file are
+// left out, so their locks and cases are not part of it) at its batch.
+func Run(ctx context.Context, c Case) (*harness.Result, error) {
+	fn := c.File.Func(c.Function)
+	if fn == nil {
+		return nil, fmt.Errorf("rxginkgo: %s has no function %s", c.File.Name, c.Function)
+	}
+	only := *c.File
+	only.Funcs = []*program.Func{fn}
+	opts := c.Options
+	opts.Batches = []int{c.Batch}
+	return harness.Run(ctx, []*program.File{&only}, opts)
+}
+
+func load(paths []string) ([]*program.File, error) {
+	if len(paths) == 0 {
+		return scenarios.Catalog()
+	}
+	var names []string
+	for _, p := range paths {
+		info, err := os.Stat(p)
+		if err != nil {
+			return nil, err
+		}
+		if !info.IsDir() {
+			names = append(names, p)
+			continue
+		}
+		err = filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
+			if err == nil && !d.IsDir() && strings.HasSuffix(path, ".rx") {
+				names = append(names, path)
+			}
+			return err
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	sort.Strings(names)
+	var files []*program.File
+	for _, name := range names {
+		src, err := os.ReadFile(name)
+		if err != nil {
+			return nil, err
+		}
+		f, err := program.Parse(name, src)
+		if err != nil {
+			return nil, err
+		}
+		files = append(files, f)
+	}
+	return files, nil
+}
