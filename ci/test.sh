@@ -5,19 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-export PATH="$PATH:/usr/local/go/bin:$(go env GOPATH 2>/dev/null || echo "$HOME/go")/bin"
-
-need=()
-command -v cc >/dev/null 2>&1 || need+=(gcc libc6-dev)
-command -v xmllint >/dev/null 2>&1 || need+=(libxml2-utils)
-if [ ${#need[@]} -gt 0 ]; then
-  echo "== installing ${need[*]}"
-  if [ "$(id -u)" = 0 ]; then
-    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
-  else
-    sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
-  fi
-fi
+source ci/setup.sh
 
 STATICCHECK_VERSION=v0.8.2
 if ! staticcheck -version 2>/dev/null | grep -q "${STATICCHECK_VERSION#v}"; then
