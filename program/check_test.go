@@ -276,3 +276,14 @@ var _ = Describe("Lower", func() {
 		Expect(topRems).To(Equal(0))
 	})
 })
+
+var _ = Describe("Lower on a hand-built tree", func() {
+	It("reports a node the checker never produces as an error, not a panic", func() {
+		v := &program.Var{Name: "y", Kind: program.ResultVar, Type: ir.Type{DType: ir.Float32}}
+		f := &program.File{Name: "h.rx", Funcs: []*program.Func{{Name: "f", Results: []*program.Var{v},
+			Body: []program.Stmt{&program.Assign{Var: v, Value: nil}}}}}
+		_, err := program.Lower(f)
+		Expect(errors.Is(err, program.ErrInvalid)).To(BeTrue())
+		Expect(err).To(MatchError(ContainSubstring("lower: unexpected expression <nil> (not a checked tree)")))
+	})
+})

@@ -10,11 +10,19 @@ import (
 // every expression node becomes a Temp written once; an assignment is a
 // Copy into the variable; && and || become an If that keeps Go's
 // short-circuit order.
-func Lower(f *File) (*ir.Program, error) {
+//
+// Lower expects a File from Parse; a hand-built tree with a node the checker
+// never produces is reported as an error wrapping ErrInvalid, not a panic.
+func Lower(f *File) (p *ir.Program, err error) {
 	if f == nil {
 		return nil, fmt.Errorf("%w: Lower needs a checked file", ErrInvalid)
 	}
-	p := &ir.Program{File: f.Name}
+	defer func() {
+		if r := recover(); r != nil {
+			p, err = nil, fmt.Errorf("%w: %v", ErrInvalid, r)
+		}
+	}()
+	p = &ir.Program{File: f.Name}
 	for _, fn := range f.Funcs {
 		p.Funcs = append(p.Funcs, lowerFunc(fn))
 	}
@@ -157,7 +165,7 @@ func (l *lowerer) expr(out []ir.Instr, e Expr) (*ir.Value, []ir.Instr) {
 		}
 		return dst, out
 	}
-	panic(fmt.Sprintf("program: lower: unexpected expression %T", e)) // unreachable for checked trees
+	panic(fmt.Sprintf("lower: unexpected expression %T (not a checked tree)", e)) // recovered by Lower
 }
 
 // shortCircuit lowers a && b as `t = a; if t { t = b }` and a || b as
