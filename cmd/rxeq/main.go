@@ -16,6 +16,8 @@ import (
 	"io"
 	"os"
 	"os/signal"
+
+	"github.com/rextio/rxeq/isolate"
 )
 
 // Exit codes.
@@ -56,6 +58,8 @@ func runMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		"check": cmdCheck,
 		"gen":   cmdGen,
 		"lock":  cmdLock,
+		// worker is hidden: rxeq starts it itself (run --isolate).
+		isolate.WorkerArg: cmdWorker,
 	}
 	switch args[0] {
 	case "-h", "-help", "--help", "help":

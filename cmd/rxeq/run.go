@@ -14,12 +14,17 @@ import (
 	"time"
 
 	"github.com/rextio/rxeq/harness"
+	"github.com/rextio/rxeq/isolate"
 	"github.com/rextio/rxeq/native"
 	"github.com/rextio/rxeq/reports"
 )
 
 // version is rxeq's version, written into reports.
 const version = "0.1.0-dev"
+
+// isolateGrace is added to the case timeout under --isolate, so that the
+// worker's own timeout (which kills and restarts it) fires first.
+const isolateGrace = 5 * time.Second
 
 // runFlags are the flags of `rxeq run` (and, in part, `rxeq lock`).
 type runFlags struct {
@@ -30,6 +35,7 @@ type runFlags struct {
 	nativeMode        string
 	parallel          int
 	timeout           time.Duration
+	isolate           bool
 }
 
 func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -45,6 +51,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&rf.nativeMode, "native-mode", "forced", "native backend mode: forced (never falls back) or auto")
 	fs.IntVar(&rf.parallel, "parallel", 0, "case groups run at once (default: number of CPUs)")
 	fs.DurationVar(&rf.timeout, "timeout", harness.DefaultCaseTimeout, "timeout of one executor on one case")
+	fs.BoolVar(&rf.isolate, "isolate", false, "run native code in a worker process: a crash or hang fails that case and the run goes on")
 	if err := fs.Parse(args); err != nil {
 		return exitUsage
 	}
@@ -140,6 +147,15 @@ func (rf runFlags) options() (harness.Options, error) {
 	}
 	opts.Parallel = rf.parallel
 	opts.CaseTimeout = rf.timeout
+	if rf.isolate {
+		// The worker's own timeout reports "native timed out after …";
+		// the case timeout gets a grace period on top to restart it.
+		opts.Executors = []harness.Executor{harness.FallbackExecutor{},
+			isolate.Executor{Options: native.Options{Mode: mode}, Timeout: rf.timeout}}
+		if rf.timeout > 0 {
+			opts.CaseTimeout = rf.timeout + isolateGrace
+		}
+	}
 	return opts, nil
 }
 

@@ -1,0 +1,57 @@
+package main
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+)
+
+// TestMain lets the test binary be its own `rxeq worker`: `run --isolate`
+// starts os.Executable() with the argument "worker", which is this binary
+// under test, so the worker path is the command's real one.
+func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == "worker" {
+		os.Exit(runMain(context.Background(), os.Args[1:], os.Stdout, os.Stderr))
+	}
+	os.Exit(m.Run())
+}
+
+var _ = Describe("run --isolate", Label("native"), func() {
+	It("runs the catalog with native code in a worker, with the same results", func() {
+		code, out, errOut := rxeq("run", "--isolate", "--backend", "native")
+		Expect(code).To(Equal(0), out+errOut)
+		Expect(out).To(MatchRegexp(`23 passed, 0 failed, 0 errors; locks 4/4 held`))
+		Expect(out).To(MatchRegexp(`reference-scoring\s+score_linear\s+128\s+native\s+native\s+PASS`))
+	})
+
+	It("reports a crash in generated code as that case's failure and finishes the run", func() {
+		dir := GinkgoT().TempDir()
+		obj := filepath.Join(dir, "fault_segv.o")
+		msg, err := exec.Command("cc", "-c", "-fPIC", "-o", obj, "../../isolate/testdata/fault_segv.c").CombinedOutput()
+		if err != nil {
+			Skip("no C compiler: " + string(msg))
+		}
+		GinkgoT().Setenv("CC", "cc -Wl,--wrap=tanhf "+obj)
+		GinkgoT().Setenv("RXEQ_CACHE", filepath.Join(dir, "cache"))
+		code, out, _ := rxeq("run", "--isolate", "../../isolate/testdata/two.rx")
+		Expect(code).To(Equal(1))
+		Expect(out).To(MatchRegexp(`isolate-two-funcs\s+squash\s+4\s+native\s+native\s+FAIL`))
+		Expect(out).To(MatchRegexp(`isolate-two-funcs\s+plain\s+4\s+native\s+native\s+PASS`))
+		Expect(out).To(ContainSubstring("10 passed, 2 failed, 0 errors"))
+		Expect(out).To(ContainSubstring(`--- FAIL isolate-two-funcs/squash/b1/native`))
+		Expect(out).To(ContainSubstring(`native crashed: signal SIGSEGV`))
+	})
+
+	It("hides the worker command from the usage and refuses arguments", func() {
+		_, out, _ := rxeq("help")
+		Expect(out).NotTo(ContainSubstring("worker"))
+		code, _, errOut := rxeq("worker", "extra")
+		Expect(code).To(Equal(2))
+		Expect(errOut).To(ContainSubstring("takes no arguments"))
+	})
+})

@@ -1,0 +1,39 @@
+// Package isolate runs the native backend in a worker subprocess, so that
+// a segfault, an abort or a hang in generated code becomes the failure of
+// one case instead of the end of the run.
+//
+// Executor implements harness.Executor under the name "native": reports
+// and comparisons read exactly as with harness.NativeExecutor. Prepare
+// starts a worker process (by default the running binary with the
+// argument "worker", which is `rxeq worker`), sends it the lowered IR and
+// the native.Options, and the worker generates, builds (through the usual
+// cache) and loads the C. Run sends one function's inputs and reads its
+// outputs back.
+//
+// When the worker dies during a call, Run returns an error wrapping
+// ErrCrashed ("native crashed: signal SIGSEGV", "native crashed: exit
+// status 3", followed by the tail of the worker's stderr); when a call
+// outlives Executor.Timeout, the worker's process group is killed and Run
+// returns an error wrapping ErrTimedOut ("native timed out after 30s").
+// Either way the next Run starts a fresh worker and re-sends the program,
+// so the rest of the run continues. A cancelled ctx kills the worker too,
+// and Run returns an error wrapping ctx.Err().
+//
+// Runtime errors of the program cross the pipe as kind names and texts and
+// are rebuilt as *ir.RuntimeError values with the same Kind sentinel and
+// the same text, so harness.CompareErrors compares them with the oracle's
+// as before. Other errors keep their text and, where they wrapped one of
+// the native.Err* or ir.Err* sentinels, that sentinel (errors.Is).
+//
+// The protocol is encoding/gob over the worker's stdin and stdout: a hello
+// from the worker (protocol version), then request/response pairs. The IR
+// travels in a pointer-free form (values by ID) and tensors as raw
+// little-endian bytes, so every bit, NaN payloads included, arrives as
+// sent. The worker moves its own stdout to stderr before serving (see
+// ServeStdio), so nothing generated code or a library prints can corrupt
+// the protocol; stderr is kept by the parent as a tail for crash reports.
+//
+// Calls on one Prepared are serialised (one worker, one call at a time);
+// the harness's concurrency then only overlaps the other executors. This
+// is Linux/Unix-only code (process groups, dup2).
+package isolate
