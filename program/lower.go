@@ -87,9 +87,17 @@ func (l *lowerer) stmt(out []ir.Instr, s Stmt) []ir.Instr {
 		cond, out := l.expr(out, s.Cond)
 		return append(out, &ir.If{Cond: cond, Pos: s.Pos.String(), Then: l.stmts(s.Then), Else: l.stmts(s.Else)})
 	case *Return:
+		// All values are evaluated before any result is stored: a value
+		// that is a result itself (return b, a) is snapshotted first, or
+		// the copy into an earlier result would change what it reads.
 		vals := make([]*ir.Value, len(s.Values))
 		for i, e := range s.Values {
 			vals[i], out = l.expr(out, e)
+			if vals[i].Kind == ir.Result {
+				snap := l.newValue("", ir.Temp, vals[i].Type)
+				out = append(out, &ir.Op{Kind: ir.Copy, Dst: snap, Args: []*ir.Value{vals[i]}})
+				vals[i] = snap
+			}
 		}
 		for i, v := range vals {
 			out = append(out, &ir.Op{Kind: ir.Copy, Dst: l.fn.Results[i], Args: []*ir.Value{v}})

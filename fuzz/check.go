@@ -1,0 +1,368 @@
+package fuzz
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/rextio/rxeq/harness"
+	"github.com/rextio/rxeq/program"
+	"github.com/rextio/rxeq/program/ir"
+	"github.com/rextio/rxeq/tensor"
+)
+
+// ErrProgram is the kind of the error Check returns for a source that does
+// not check (program.Parse fails) or cannot be lowered: a generator or
+// reducer bug, or a bad reproducer, never a disagreement.
+var ErrProgram = errors.New("program does not check")
+
+// DefaultTolerance is the float tolerance of Check: |got − want| ≤ 1e-4 +
+// 1e-3·|want| against the oracle's float64 value. It is looser than the
+// harness's catalog default (rtol 1e-4, atol 3e-6) because random
+// programs chain transcendental functions, reductions and MatMuls whose
+// float32 rounding the catalog's hand-written functions never compound;
+// the generator keeps magnitudes below about 256 (see the package doc),
+// where float32 rounding stays near 1e-5 absolute. //rx:tolerance
+// directives override it per output.
+var DefaultTolerance = harness.Tolerance{RTol: 1e-3, ATol: 1e-4}
+
+// Kind classifies a Finding.
+type Kind string
+
+// The kinds of findings.
+const (
+	// KindMismatch: both ran, an output differs beyond tolerance (or a
+	// NaN/Inf disagreement, or a class flip).
+	KindMismatch Kind = "mismatch"
+	// KindProblem: an output is missing, extra, or of the wrong dtype or
+	// shape.
+	KindProblem Kind = "problem"
+	// KindError: the errors disagree: one failed and the other did not, or
+	// both failed with different kinds or texts.
+	KindError Kind = "error"
+	// KindReference: the reference failed in a way a checked program never
+	// should (an internal error, a panic).
+	KindReference Kind = "reference"
+	// KindPrepare: the executor could not prepare the program.
+	KindPrepare Kind = "prepare"
+	// KindPanic: the executor panicked.
+	KindPanic Kind = "panic"
+)
+
+// Finding is one disagreement between the reference and an executor.
+type Finding struct {
+	Kind      Kind
+	Reference string // the reference executor's name ("oracle")
+	Executor  string // the disagreeing executor's name
+	Func      string // "" for KindPrepare
+	Batch     int    // 0 for KindPrepare
+	Output    string // KindMismatch, KindProblem: the output
+	// RefError and GotError are the errors' texts ("" when none), and
+	// RefKind and GotKind their kinds ("division by zero", "unclassified",
+	// "" when none), for KindError and KindReference.
+	RefError, GotError string
+	RefKind, GotKind   string
+	Detail             string // the human-readable report
+}
+
+// String summarises the finding on one line.
+func (f Finding) String() string {
+	where := f.Func
+	if f.Batch > 0 {
+		where += fmt.Sprintf(" batch %d", f.Batch)
+	}
+	return fmt.Sprintf("%s vs %s: %s in %s: %s", f.Executor, f.Reference, f.Kind, where, f.Detail)
+}
+
+// Signature is what "fails the same way" means to the reducer: the same
+// kind, executors, function and output (for value disagreements) or the
+// same error kinds (for error disagreements). The batch and the numbers
+// may change while a program shrinks.
+type Signature struct {
+	Kind               Kind
+	Reference          string
+	Executor           string
+	Func               string
+	Output             string
+	RefKind, GotKind   string
+	PanicOrPrepareText string // the first line of the panic or preparation error
+}
+
+// Signature returns the finding's signature.
+func (f Finding) Signature() Signature {
+	s := Signature{Kind: f.Kind, Reference: f.Reference, Executor: f.Executor, Func: f.Func}
+	switch f.Kind {
+	case KindMismatch, KindProblem:
+		s.Output = f.Output
+	case KindError, KindReference:
+		s.RefKind, s.GotKind = f.RefKind, f.GotKind
+	case KindPanic, KindPrepare:
+		s.PanicOrPrepareText, _, _ = strings.Cut(f.Detail, "\n")
+	}
+	return s
+}
+
+// Report is the result of checking one program.
+type Report struct {
+	Findings []Finding
+	Runs     int // executor runs, the reference's included
+}
+
+// OK reports whether every executor agreed with the reference.
+func (r *Report) OK() bool { return len(r.Findings) == 0 }
+
+// Has reports whether some finding has signature s.
+func (r *Report) Has(s Signature) bool {
+	for _, f := range r.Findings {
+		if f.Signature() == s {
+			return true
+		}
+	}
+	return false
+}
+
+// Checker runs programs through a reference and other executors and
+// compares them. The zero value compares the oracle with the fallback
+// interpreter.
+type Checker struct {
+	// Reference is the executor the others are compared with; default
+	// harness.OracleExecutor.
+	Reference harness.Executor
+	// Executors are compared with the reference; default the fallback
+	// interpreter alone.
+	Executors []harness.Executor
+	// Tolerance is the float tolerance of outputs without //rx:tolerance;
+	// default DefaultTolerance.
+	Tolerance *harness.Tolerance
+	// Batches, when not empty, replaces the program's //rx:batches.
+	Batches []int
+}
+
+// Check compares the oracle with the fallback interpreter on src (see
+// Checker.Check); more executors may be listed.
+func Check(ctx context.Context, src []byte, executors ...harness.Executor) (*Report, error) {
+	c := Checker{Executors: executors}
+	return c.Check(ctx, src)
+}
+
+// Check parses src and runs every function at every batch through the
+// reference and each executor, on the same inputs (harness.GenerateInputs:
+// the //rx:input distributions, seeded from //rx:seed and the case name;
+// the batch binds the symbolic dimension), and compares as the harness
+// does: float outputs within tolerance with NaN positions and Inf signs
+// equal, int64 outputs exactly except argmax near-ties (an int64 result
+// assigned only Argmax(R, axis) of a float result R is compared with
+// harness.CompareClasses against the reference's R), and errors of the
+// same kind and text.
+//
+// The error is non-nil only when src does not check (ErrProgram), the
+// inputs cannot be generated, or ctx ends; disagreements are in the
+// Report.
+func (c *Checker) Check(ctx context.Context, src []byte) (*Report, error) {
+	f, err := program.Parse("fuzz.rx", src)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrProgram, err)
+	}
+	p, err := program.Lower(f)
+	if err != nil {
+		return nil, fmt.Errorf("%w: lowering: %w", ErrProgram, err)
+	}
+	ref := c.Reference
+	if ref == nil {
+		ref = harness.OracleExecutor{}
+	}
+	execs := c.Executors
+	if len(execs) == 0 {
+		execs = []harness.Executor{harness.FallbackExecutor{}}
+	}
+	tol := DefaultTolerance
+	if c.Tolerance != nil {
+		tol = *c.Tolerance
+	}
+	batches := c.Batches
+	if len(batches) == 0 {
+		batches = f.Batches
+	}
+	if len(batches) == 0 {
+		batches = []int{1}
+	}
+	seed := uint64(harness.DefaultScenarioSeed)
+	if f.HasSeed {
+		seed = f.Seed
+	}
+
+	rep := &Report{}
+	refPrep, err := safePrepare(ctx, ref, f, p)
+	if err != nil {
+		rep.Findings = append(rep.Findings, Finding{Kind: KindPrepare, Reference: ref.Name(), Executor: ref.Name(), Detail: err.Error()})
+		return rep, nil
+	}
+	defer refPrep.Close()
+	preps := make([]harness.Prepared, len(execs))
+	for i, e := range execs {
+		pp, err := safePrepare(ctx, e, f, p)
+		if err != nil {
+			rep.Findings = append(rep.Findings, Finding{Kind: KindPrepare, Reference: ref.Name(), Executor: e.Name(), Detail: err.Error()})
+			continue
+		}
+		defer pp.Close()
+		preps[i] = pp
+	}
+	for _, fn := range f.Funcs {
+		tols := harness.Tolerances(f, fn, tol)
+		classes := classSources(fn)
+		for _, batch := range batches {
+			inputs, err := harness.GenerateInputs(f, fn, batch, seed, nil)
+			if err != nil {
+				return nil, err
+			}
+			want, wantErr := safeRun(ctx, refPrep, fn.Name, inputs)
+			rep.Runs++
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			if wantErr != nil && !isRuntimeError(wantErr) {
+				rep.Findings = append(rep.Findings, Finding{Kind: KindReference, Reference: ref.Name(), Executor: ref.Name(),
+					Func: fn.Name, Batch: batch, RefError: wantErr.Error(), RefKind: errorKind(wantErr), Detail: wantErr.Error()})
+				continue
+			}
+			for i, e := range execs {
+				if preps[i] == nil {
+					continue
+				}
+				got, gotErr := safeRun(ctx, preps[i], fn.Name, inputs)
+				rep.Runs++
+				if err := ctx.Err(); err != nil {
+					return nil, err
+				}
+				base := Finding{Reference: ref.Name(), Executor: e.Name(), Func: fn.Name, Batch: batch}
+				rep.Findings = append(rep.Findings, compareRun(base, fn, want, wantErr, got, gotErr, tols, classes)...)
+			}
+		}
+	}
+	return rep, nil
+}
+
+// compareRun compares one executor's run with the reference's.
+func compareRun(base Finding, fn *program.Func, want map[string]*tensor.Tensor, wantErr error,
+	got map[string]*tensor.Tensor, gotErr error, tols map[string]harness.Tolerance, classes map[string]classSource) []Finding {
+	var pe *panicError
+	if errors.As(gotErr, &pe) {
+		base.Kind, base.Detail = KindPanic, pe.Error()
+		return []Finding{base}
+	}
+	if wantErr != nil || gotErr != nil {
+		if ok, msg := harness.CompareErrors(wantErr, gotErr); !ok {
+			base.Kind, base.Detail = KindError, msg
+			base.RefKind, base.GotKind = errorKind(wantErr), errorKind(gotErr)
+			if wantErr != nil {
+				base.RefError = wantErr.Error()
+			}
+			if gotErr != nil {
+				base.GotError = gotErr.Error()
+			}
+			return []Finding{base}
+		}
+		return nil
+	}
+	var out []Finding
+	for _, r := range fn.Results {
+		w, g := want[r.Name], got[r.Name]
+		var m harness.OutputMetrics
+		switch {
+		case g == nil || w == nil:
+			m = harness.OutputMetrics{Name: r.Name, Problem: "missing output", Report: r.Name + ": missing output"}
+		case r.Type.DType == ir.Int64:
+			if src, ok := classes[r.Name]; ok && want[src.scores] != nil {
+				m = harness.CompareClasses(r.Name, w, g, want[src.scores], src.axis, tols[src.scores])
+			} else {
+				m = harness.CompareToOracle(r.Name, w, g, harness.Tolerance{})
+			}
+		default:
+			m = harness.CompareToOracle(r.Name, w, g, tols[r.Name])
+		}
+		if m.OK {
+			continue
+		}
+		f := base
+		f.Kind, f.Output, f.Detail = KindMismatch, r.Name, m.Report
+		if m.Problem != "" {
+			f.Kind = KindProblem
+		}
+		out = append(out, f)
+	}
+	var extra []string
+	for name := range got {
+		if !declares(fn, name) {
+			extra = append(extra, name)
+		}
+	}
+	sort.Strings(extra)
+	for _, name := range extra {
+		f := base
+		f.Kind, f.Output, f.Detail = KindProblem, name, "the executor returned an output the function does not declare: "+name
+		out = append(out, f)
+	}
+	return out
+}
+
+func declares(fn *program.Func, name string) bool {
+	for _, r := range fn.Results {
+		if r.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// isRuntimeError reports whether err is a program's runtime error (the
+// same for every executor), as opposed to an internal failure.
+func isRuntimeError(err error) bool {
+	var re *ir.RuntimeError
+	return errors.As(err, &re)
+}
+
+// errorKind names an error's kind: the Kind of its *ir.RuntimeError, or
+// "unclassified"; "" for nil.
+func errorKind(err error) string {
+	if err == nil {
+		return ""
+	}
+	var re *ir.RuntimeError
+	if errors.As(err, &re) && re.Kind != nil {
+		return re.Kind.Error()
+	}
+	return "unclassified"
+}
+
+// panicError is a panic recovered from an executor.
+type panicError struct{ msg string }
+
+func (p *panicError) Error() string { return p.msg }
+
+func safePrepare(ctx context.Context, e harness.Executor, f *program.File, p *ir.Program) (pp harness.Prepared, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			pp, err = nil, fmt.Errorf("%s: panic while preparing: %v", e.Name(), r)
+		}
+	}()
+	return e.Prepare(ctx, f, p)
+}
+
+// safeRun runs fn on a private copy of the inputs, turning a panic into a
+// *panicError.
+func safeRun(ctx context.Context, p harness.Prepared, fn string, inputs map[string]*tensor.Tensor) (out map[string]*tensor.Tensor, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			out, err = nil, &panicError{msg: fmt.Sprintf("panic: %v", r)}
+		}
+	}()
+	own := make(map[string]*tensor.Tensor, len(inputs))
+	for k, t := range inputs {
+		own[k] = t.Clone()
+	}
+	o, err := p.Run(ctx, fn, own)
+	return o.Outputs, err
+}

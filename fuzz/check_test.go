@@ -1,0 +1,145 @@
+package fuzz_test
+
+import (
+	"context"
+	"errors"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/rextio/rxeq/fuzz"
+	"github.com/rextio/rxeq/harness"
+	"github.com/rextio/rxeq/program/ir"
+)
+
+const twoFuncs = `//rx:scenario two
+//rx:batches 1 4
+//rx:seed 7
+//rx:input x normal(0, 1)
+//rx:input w normal(0, 1)
+//rx:input n const(3)
+package p
+
+const F = 3
+
+func plain(x [B][F]float32) (y [B][F]float32) {
+	y = x * 2.0
+	return
+}
+
+func squashed(w [B][F]float32, n int64) (probs [B][F]float32, classes [B]int64) {
+	probs = Tanh(w)
+	for i := range n {
+		if CheckedRem(i, 2) == 0 {
+			probs = probs * 0.5
+		}
+	}
+	probs = Softmax(probs, 1)
+	classes = Argmax(probs, 1)
+	return
+}
+`
+
+var _ = Describe("Check", func() {
+	ctx := context.Background()
+
+	It("finds no disagreement between oracle and fallback on a correct program", func() {
+		rep, err := fuzz.Check(ctx, []byte(twoFuncs))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(rep.Findings).To(BeEmpty())
+		Expect(rep.OK()).To(BeTrue())
+		Expect(rep.Runs).To(Equal(2 * 2 * 2)) // 2 functions × 2 batches × (oracle + fallback)
+	})
+
+	It("names the executor, function, batch and output of a value disagreement", func() {
+		sk := skewed{name: "skewed", delta: 0.01}
+		rep, err := fuzz.Check(ctx, []byte(twoFuncs), sk)
+		Expect(err).NotTo(HaveOccurred())
+		// plain.y at 2 batches, squashed.probs at 2 batches (classes only shift by a constant: same argmax).
+		Expect(rep.Findings).To(HaveLen(4))
+		f := rep.Findings[0]
+		Expect(f.Kind).To(Equal(fuzz.KindMismatch))
+		Expect(f.Reference).To(Equal("oracle"))
+		Expect(f.Executor).To(Equal("skewed"))
+		Expect(f.Func).To(Equal("plain"))
+		Expect(f.Batch).To(Equal(1))
+		Expect(f.Output).To(Equal("y"))
+		Expect(f.Detail).To(ContainSubstring("y: 3 / 3 mismatched"))
+		Expect(f.String()).To(HavePrefix("skewed vs oracle: mismatch in plain batch 1: y: 3 / 3 mismatched"))
+		Expect(rep.Findings[2].Func).To(Equal("squashed"))
+		Expect(rep.Findings[2].Output).To(Equal("probs"))
+		Expect(rep.Has(f.Signature())).To(BeTrue())
+	})
+
+	It("accepts a perturbation within the tolerance", func() {
+		rep, err := fuzz.Check(ctx, []byte(twoFuncs), skewed{name: "skewed", delta: 5e-5})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(rep.OK()).To(BeTrue())
+	})
+
+	It("reports an error the oracle does not raise, with its kind", func() {
+		rep, err := fuzz.Check(ctx, []byte(twoFuncs), skewed{name: "skewed", err: errSkewed})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(rep.Findings).To(HaveLen(4))
+		f := rep.Findings[0]
+		Expect(f.Kind).To(Equal(fuzz.KindError))
+		Expect(f.RefKind).To(BeEmpty())
+		Expect(f.GotKind).To(Equal("unclassified"))
+		Expect(f.GotError).To(Equal("skewed failure"))
+		Expect(f.Detail).To(ContainSubstring("the oracle succeeded but the executor failed"))
+	})
+
+	It("turns a panic into a finding", func() {
+		rep, err := fuzz.Check(ctx, []byte(twoFuncs), skewed{name: "skewed", panics: true})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(rep.Findings).NotTo(BeEmpty())
+		Expect(rep.Findings[0].Kind).To(Equal(fuzz.KindPanic))
+		Expect(rep.Findings[0].Detail).To(Equal("panic: skewed executor"))
+	})
+
+	It("accepts the same runtime error from both executors", func() {
+		src := `//rx:input n const(0)
+package p
+
+func f(n int64) (k int64) {
+	k = CheckedDiv(7, n)
+	return
+}
+`
+		rep, err := fuzz.Check(ctx, []byte(src))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(rep.OK()).To(BeTrue())
+		Expect(rep.Runs).To(Equal(2))
+
+		other := skewed{name: "skewed", err: &ir.RuntimeError{Func: "f", Kind: ir.ErrOverflow, Detail: "CheckedDiv: overflow"}}
+		rep, err = fuzz.Check(ctx, []byte(src), other)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(rep.Findings).To(HaveLen(1))
+		Expect(rep.Findings[0].Kind).To(Equal(fuzz.KindError))
+		Expect(rep.Findings[0].RefKind).To(Equal(ir.ErrDivisionByZero.Error()))
+		Expect(rep.Findings[0].GotKind).To(Equal(ir.ErrOverflow.Error()))
+	})
+
+	It("uses the given tolerance and batches", func() {
+		c := &fuzz.Checker{Executors: []harness.Executor{skewed{name: "skewed", delta: 0.01}},
+			Tolerance: &harness.Tolerance{ATol: 0.02}, Batches: []int{2}}
+		rep, err := c.Check(ctx, []byte(twoFuncs))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(rep.OK()).To(BeTrue())
+		Expect(rep.Runs).To(Equal(4))
+	})
+
+	It("rejects a program that does not check", func() {
+		_, err := fuzz.Check(ctx, []byte("package p\nfunc f(x [B]float64) (y [B]float64) { y = x; return }\n"))
+		Expect(errors.Is(err, fuzz.ErrProgram)).To(BeTrue())
+	})
+
+	It("finds no disagreement on a few hundred generated programs", func() {
+		for seed := range uint64(300) {
+			p := fuzz.Generate(seed, fuzz.Config{})
+			rep, err := fuzz.Check(ctx, p.Source)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(rep.Findings).To(BeEmpty(), "seed %d:\n%s", seed, p.Source)
+		}
+	})
+})

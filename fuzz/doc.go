@@ -1,0 +1,49 @@
+// Package fuzz is rxeq's differential fuzzer: it generates random,
+// well-typed .rx programs (Generate), runs them through several executors
+// and compares the results the way the harness does (Checker.Check), and
+// shrinks a program that disagrees to a small reproducer (Reduce,
+// ReduceFinding).
+//
+// The pieces are meant to be composed by a driver (the `rxeq fuzz`
+// command, the Go-native fuzz target FuzzDifferential):
+//
+//	p := fuzz.Generate(seed, fuzz.Config{})
+//	rep, err := fuzz.Check(ctx, p.Source)          // oracle vs fallback
+//	if err == nil && !rep.OK() {
+//		small := fuzz.ReduceFinding(ctx, p.Source, rep.Findings[0], checker)
+//		…save p.Source and small…
+//	}
+//
+// Executors are harness.Executor values, so the native backend, a
+// crash-isolating wrapper or a deliberately perturbed test executor plug in
+// through Checker.Executors without changes here.
+//
+// # Generated programs
+//
+// Every program passes program.Parse by construction: expressions are
+// generated against a target type (dtype and shape) from the variables in
+// scope, so shapes always line up exactly (broadcasting only stretches
+// size-1 dimensions or adds leading ones; a symbolic dimension never meets
+// a constant one). Value ranges are kept where float32 stays meaningful:
+// each variable carries an upper bound on its magnitude, and an expression
+// whose bound would exceed a cap is squashed (Tanh, a clamp with
+// Minimum/Maximum, or a power-of-two scale); Exp only sees bounded
+// arguments, Log and Sqrt only positive ones (Abs(x)+1), divisions only
+// denominators ≥ 1. A variable carried around a loop keeps the bound it
+// had when the loop started, so nothing grows with the trip count.
+//
+// Each program draws a random subset of the language's features (swarm
+// testing): a program without Softmax exercises the other ops harder.
+//
+// # Comparison
+//
+// The reference (the oracle) and every other executor run each function at
+// each batch on the same inputs (harness.GenerateInputs: the //rx:input
+// distributions seeded from the //rx:seed and the case name). Float outputs
+// are compared with |got − want| ≤ atol + rtol·|want| (DefaultTolerance:
+// rtol 1e-3, atol 1e-4, looser than the harness's catalog default because
+// random chains of transcendental functions amplify float32 rounding;
+// //rx:tolerance directives still win), NaN positions and Inf signs must
+// match, int64 outputs match exactly except argmax near-ties of a float
+// result's scores, and errors must have the same kind and text.
+package fuzz

@@ -1,0 +1,243 @@
+package fuzz
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"go/ast"
+	"go/format"
+	"go/parser"
+	"go/printer"
+	"go/token"
+	"strconv"
+	"strings"
+
+	"github.com/rextio/rxeq/program"
+)
+
+// ReduceStats says how a reduction went.
+type ReduceStats struct {
+	Tries    int // candidates tried (each parsed, and tested when it checks)
+	Accepted int // candidates kept
+}
+
+// Reduce shrinks src while stillFails keeps holding, and returns the
+// smallest program found (src itself if nothing smaller fails).
+//
+// It works on the go/ast of the program and re-prints it after every
+// step: it drops functions, results (with the statements that assign
+// them) and parameters (with their //rx:input directives), deletes
+// statements, replaces an if or a for by its body, replaces expressions
+// by their operands or by constants, lowers loop counts, shrinks
+// constant and literal dimensions, and drops batches or makes them
+// smaller. A candidate is kept only when it still passes program.Parse
+// and stillFails returns true; the steps repeat until none applies.
+// Comments other than the file-level directives are not kept (nor are
+// //rx:lock directives, which do not take part in a disagreement).
+//
+// stillFails is called only with programs that check. When ctx ends the
+// best program so far is returned with an error wrapping ctx.Err(). src
+// must check (ErrProgram otherwise).
+func Reduce(ctx context.Context, src []byte, stillFails func([]byte) bool) ([]byte, ReduceStats, error) {
+	var st ReduceStats
+	if _, err := program.Parse("fuzz.rx", src); err != nil {
+		return src, st, fmt.Errorf("%w: %w", ErrProgram, err)
+	}
+	cur, err := canonical(src)
+	if err != nil {
+		return src, st, err
+	}
+	if !bytes.Equal(cur, src) && !stillFails(cur) {
+		cur = src // the canonical form lost the failure (it should not): reduce from the original's form
+	}
+	for progress := true; progress; {
+		progress = false
+		for _, pass := range passes {
+			for k := 0; ; {
+				if err := ctx.Err(); err != nil {
+					return cur, st, fmt.Errorf("reduce: %w", err)
+				}
+				cand, n := applyEdit(cur, pass, k)
+				if k >= n {
+					break
+				}
+				st.Tries++
+				if cand != nil && !bytes.Equal(cand, cur) && checks(cand) && stillFails(cand) {
+					cur = cand
+					st.Accepted++
+					progress = true
+					continue // the same index now names the next site
+				}
+				k++
+			}
+		}
+	}
+	if c := compact(cur); checks(c) && stillFails(c) {
+		cur = c
+	}
+	return cur, st, nil
+}
+
+// compact drops the blank lines that deleted statements leave inside
+// function bodies.
+func compact(src []byte) []byte {
+	lines := strings.Split(string(src), "\n")
+	var out []string
+	for i, l := range lines {
+		if strings.TrimSpace(l) == "" && i > 0 && i+1 < len(lines) {
+			prev := strings.TrimSpace(lines[i-1])
+			next := strings.TrimSpace(lines[i+1])
+			if strings.HasPrefix(lines[i-1], "\t") || strings.HasSuffix(prev, "{") || strings.HasPrefix(next, "}") || next == "" {
+				continue
+			}
+		}
+		out = append(out, l)
+	}
+	return []byte(strings.Join(out, "\n"))
+}
+
+// ReduceFinding reduces src keeping finding f: a candidate still fails
+// when c.Check reports a finding with f's signature.
+func ReduceFinding(ctx context.Context, src []byte, f Finding, c *Checker) ([]byte, ReduceStats, error) {
+	sig := f.Signature()
+	return Reduce(ctx, src, func(cand []byte) bool {
+		rep, err := c.Check(ctx, cand)
+		return err == nil && rep.Has(sig)
+	})
+}
+
+// CountStmts counts the statements of every function body of src, nested
+// ones and the final return included (-1 if src does not parse as Go).
+func CountStmts(src []byte) int {
+	f, err := parser.ParseFile(token.NewFileSet(), "fuzz.rx", src, parser.SkipObjectResolution)
+	if err != nil {
+		return -1
+	}
+	n := 0
+	ast.Inspect(f, func(node ast.Node) bool {
+		if _, ok := node.(ast.Stmt); ok {
+			if _, block := node.(*ast.BlockStmt); !block {
+				n++
+			}
+		}
+		return true
+	})
+	return n
+}
+
+func checks(src []byte) bool {
+	_, err := program.Parse("fuzz.rx", src)
+	return err == nil
+}
+
+// canonical re-prints src the way every candidate is printed.
+func canonical(src []byte) ([]byte, error) {
+	out, n := applyEdit(src, nil, 0)
+	if n < 0 || out == nil {
+		return nil, fmt.Errorf("%w: cannot re-print the program", ErrProgram)
+	}
+	return out, nil
+}
+
+// header is a program's file-level directives.
+type header struct {
+	scenario    string
+	batches     []int
+	seed        uint64
+	hasSeed     bool
+	inputs      []program.Input
+	tolerances  []program.Tolerance
+	expectError string
+}
+
+func headerOf(f *program.File) *header {
+	return &header{scenario: f.Scenario, batches: append([]int(nil), f.Batches...), seed: f.Seed, hasSeed: f.HasSeed,
+		inputs: f.Inputs, tolerances: f.Tolerances, expectError: f.ExpectError}
+}
+
+// text prints the directives that still refer to something in file.
+func (h *header) text(file *ast.File) string {
+	params, results := map[string]bool{}, map[string]bool{}
+	for _, d := range file.Decls {
+		if fd, ok := d.(*ast.FuncDecl); ok {
+			for _, fl := range []*ast.FieldList{fd.Type.Params, fd.Type.Results} {
+				if fl == nil {
+					continue
+				}
+				for _, field := range fl.List {
+					for _, n := range field.Names {
+						if fl == fd.Type.Params {
+							params[n.Name] = true
+						} else {
+							results[n.Name] = true
+						}
+					}
+				}
+			}
+		}
+	}
+	var b strings.Builder
+	if h.scenario != "" {
+		fmt.Fprintf(&b, "//rx:scenario %s\n", h.scenario)
+	}
+	if len(h.batches) > 0 {
+		s := make([]string, len(h.batches))
+		for i, n := range h.batches {
+			s[i] = strconv.Itoa(n)
+		}
+		fmt.Fprintf(&b, "//rx:batches %s\n", strings.Join(s, " "))
+	}
+	if h.hasSeed {
+		fmt.Fprintf(&b, "//rx:seed %d\n", h.seed)
+	}
+	for _, in := range h.inputs {
+		if params[in.Param] {
+			fmt.Fprintf(&b, "//rx:input %s %s\n", in.Param, in.Dist)
+		}
+	}
+	for _, t := range h.tolerances {
+		if results[t.Output] {
+			fmt.Fprintf(&b, "//rx:tolerance %s rtol=%s atol=%s\n", t.Output,
+				strconv.FormatFloat(t.RTol, 'g', -1, 64), strconv.FormatFloat(t.ATol, 'g', -1, 64))
+		}
+	}
+	if h.expectError != "" {
+		fmt.Fprintf(&b, "//rx:expect-error %s\n", strconv.Quote(h.expectError))
+	}
+	return b.String()
+}
+
+// applyEdit parses src, applies the k-th edit of pass (none when pass is
+// nil) and prints the result. It returns the number of edits pass has on
+// src (-1 when src cannot be parsed) and nil bytes when k is out of range.
+func applyEdit(src []byte, pass passFunc, k int) ([]byte, int) {
+	pf, err := program.Parse("fuzz.rx", src)
+	if err != nil {
+		return nil, -1
+	}
+	fset := token.NewFileSet()
+	file, err := parser.ParseFile(fset, "fuzz.rx", src, parser.SkipObjectResolution)
+	if err != nil {
+		return nil, -1
+	}
+	h := headerOf(pf)
+	n := 0
+	if pass != nil {
+		edits := pass(file, h)
+		n = len(edits)
+		if k >= n {
+			return nil, n
+		}
+		edits[k]()
+	}
+	var buf bytes.Buffer
+	buf.WriteString(h.text(file))
+	if err := printer.Fprint(&buf, fset, file); err != nil {
+		return nil, n
+	}
+	out, err := format.Source(buf.Bytes())
+	if err != nil {
+		return nil, n
+	}
+	return out, n
+}

@@ -1,0 +1,121 @@
+package fuzz_test
+
+import (
+	"context"
+	"errors"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/rextio/rxeq/fuzz"
+	"github.com/rextio/rxeq/harness"
+	"github.com/rextio/rxeq/program"
+)
+
+// firstSeed returns the first seed whose generated program satisfies ok.
+func firstSeed(cfg fuzz.Config, ok func(fuzz.Program) bool) fuzz.Program {
+	for seed := range uint64(1000) {
+		if p := fuzz.Generate(seed, cfg); ok(p) {
+			return p
+		}
+	}
+	Fail("no seed in 1000 satisfies the condition")
+	return fuzz.Program{}
+}
+
+var _ = Describe("Reduce", func() {
+	ctx := context.Background()
+	big := fuzz.Config{MaxFuncs: 3, MaxStmts: 10}
+
+	It("shrinks a program to the part a synthetic predicate needs", func() {
+		p := firstSeed(big, func(p fuzz.Program) bool {
+			return fileHasTanhOfRank2(p.Source) && fuzz.CountStmts(p.Source) > 25
+		})
+		small, st, err := fuzz.Reduce(ctx, p.Source, fileHasTanhOfRank2)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(fileHasTanhOfRank2(small)).To(BeTrue())
+		_, err = program.Parse("small.rx", small)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(fuzz.CountStmts(small)).To(BeNumerically("<=", 5), "reduced to:\n%s", small)
+		Expect(st.Accepted).To(BeNumerically(">", 0))
+		Expect(len(small)).To(BeNumerically("<", len(p.Source)/3))
+		GinkgoWriter.Printf("%d -> %d statements in %d tries:\n%s\n", fuzz.CountStmts(p.Source), fuzz.CountStmts(small), st.Tries, small)
+	})
+
+	It("keeps a disagreement's signature while shrinking it", func() {
+		sk := skewed{name: "skewed", delta: 0.01, trigger: hasTanhOfRank2}
+		c := &fuzz.Checker{Executors: []harness.Executor{sk}}
+		var finding fuzz.Finding
+		p := firstSeed(big, func(p fuzz.Program) bool {
+			rep, err := c.Check(ctx, p.Source)
+			if err != nil || rep.OK() || fuzz.CountStmts(p.Source) < 20 {
+				return false
+			}
+			finding = rep.Findings[0]
+			return finding.Kind == fuzz.KindMismatch
+		})
+		small, _, err := fuzz.ReduceFinding(ctx, p.Source, finding, c)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(fuzz.CountStmts(small)).To(BeNumerically("<=", 5), "reduced to:\n%s", small)
+		rep, err := c.Check(ctx, small)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(rep.Has(finding.Signature())).To(BeTrue())
+		f, err := program.Parse("small.rx", small)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(f.Funcs).To(HaveLen(1))
+		Expect(f.Funcs[0].Name).To(Equal(finding.Func))
+		Expect(f.Batches).To(Equal([]int{1}))
+	})
+
+	It("drops the directives of parameters it removes", func() {
+		src := []byte(`//rx:batches 1 3
+//rx:input x normal(0, 1)
+//rx:input unused uniform(0, 1)
+//rx:input n const(2)
+package p
+
+const F = 4
+
+func f(x [B][F]float32, unused [F]float32, n int64) (y [B][F]float32, z [B]float32) {
+	t := Exp(x)
+	for i := range n {
+		t = t * 0.5
+	}
+	y = Tanh(x)
+	z = Sum(t, 1)
+	return
+}
+`)
+		small, _, err := fuzz.Reduce(ctx, src, fileHasTanhOfRank2)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(string(small)).To(Equal(`//rx:batches 1
+//rx:input x normal(0, 1)
+package p
+
+const F = 1
+
+func f(x [B][F]float32) (y [B][F]float32) {
+	y = Tanh(x)
+	return
+}
+`))
+	})
+
+	It("returns the program unchanged when nothing smaller fails", func() {
+		src := []byte("//rx:input x normal(0, 1)\npackage p\n\nfunc f(x [2][2]float32) (y [2][2]float32) {\n\ty = Tanh(x)\n\treturn\n}\n")
+		small, _, err := fuzz.Reduce(ctx, src, func(b []byte) bool { return string(b) == string(src) })
+		Expect(err).NotTo(HaveOccurred())
+		Expect(small).To(Equal(src))
+	})
+
+	It("rejects a program that does not check and stops when the context ends", func() {
+		_, _, err := fuzz.Reduce(ctx, []byte("package p\nfunc f() {}\n"), func([]byte) bool { return true })
+		Expect(errors.Is(err, fuzz.ErrProgram)).To(BeTrue())
+
+		done, cancel := context.WithCancel(ctx)
+		cancel()
+		p := fuzz.Generate(1, big)
+		_, _, err = fuzz.Reduce(done, p.Source, func([]byte) bool { return true })
+		Expect(errors.Is(err, context.Canceled)).To(BeTrue())
+	})
+})
