@@ -24,3 +24,6 @@ echo "== staticcheck ./..."
 staticcheck ./...
 echo "== go test ./..."
 go test -count=1 ./...
+echo "== short fuzz runs (the committed corpora were replayed by go test above)"
+go test ./program -run '^$' -fuzz FuzzParse -fuzztime 20s
+go test ./harness -run '^$' -fuzz FuzzCompare -fuzztime 20s
