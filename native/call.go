@@ -35,29 +35,56 @@ func (p *Program) runNative(ctx context.Context, c *compiled, inputs map[string]
 	if err := checkNames(fn, m.params, inputs); err != nil {
 		return nil, err
 	}
-	env := outputEnv(m.params, inputs)
-	tensors := make([]*tensor.Tensor, 0, len(m.params)+len(m.results))
-	for _, prm := range m.params {
-		tensors = append(tensors, inputs[prm.Name])
-	}
-	out := make(map[string]*tensor.Tensor, len(m.results))
-	for _, r := range m.results {
-		shape := ir.Concrete(r.Type.Shape, env)
-		for i, d := range shape {
-			if d < 0 {
-				shape[i] = 0 // unbound: the inputs are invalid and C reports it first
+	fr := p.frames.get(len(m.params) + len(m.results))
+	defer p.frames.put(fr)
+	// Bind symbols the way the C prologue does (first occurrence, parameter
+	// order) without judging the inputs: this only sizes the outputs.
+	var sym [maxSyms]int
+	var bound [maxSyms]bool
+	for i, prm := range m.params {
+		t := inputs[prm.Name]
+		fr.setArg(i, t)
+		if t.Rank() != len(m.paramDims[i]) || t.Validate() != nil {
+			continue
+		}
+		for d, spec := range m.paramDims[i] {
+			if k := -spec - 1; spec < 0 && !bound[k] {
+				sym[k], bound[k] = t.Shape[d], true
 			}
 		}
-		var t *tensor.Tensor
+	}
+	out := make(map[string]*tensor.Tensor, len(m.results))
+	ts := make([]tensor.Tensor, len(m.results))
+	shapes := make([]int, m.outRanks)
+	for j, r := range m.results {
+		spec := m.outDims[j]
+		var shape []int
+		if len(spec) > 0 {
+			shape, shapes = shapes[:len(spec):len(spec)], shapes[len(spec):]
+		}
+		n := 1
+		for i, s := range spec {
+			switch {
+			case s >= 0:
+				shape[i] = s
+			case bound[-s-1]:
+				shape[i] = sym[-s-1]
+			default:
+				shape[i] = 0 // unbound: the inputs are invalid and C reports it first
+			}
+			n *= shape[i]
+		}
+		t := &ts[j]
+		t.Shape = shape
 		if r.Type.DType == ir.Int64 {
-			t = tensor.NewInt64(shape...)
+			t.DType, t.I64 = tensor.Int64, make([]int64, n)
 		} else {
-			t = tensor.NewFloat32(shape...)
+			t.DType, t.F32 = tensor.Float32, make([]float32, n)
 		}
 		out[r.Name] = t
-		tensors = append(tensors, t)
+		fr.setArg(len(m.params)+j, t)
 	}
-	st := invoke(c.entry, tensors)
+	st := fr.invoke(c.entry)
 	p.count.add(st.counters)
 	if st.code != rxOK {
 		return nil, callError(m, inputs, st)
@@ -93,24 +120,6 @@ func checkNames(fn string, params []ir.ParamSpec, inputs map[string]*tensor.Tens
 func unknownInput(fn string, bad map[string]*tensor.Tensor) error {
 	_, err := ir.BindInputs(fn, nil, bad)
 	return err
-}
-
-// outputEnv binds symbols the way the C prologue does (first occurrence,
-// parameter order), without judging the inputs; it only sizes outputs.
-func outputEnv(params []ir.ParamSpec, inputs map[string]*tensor.Tensor) map[string]int64 {
-	env := map[string]int64{}
-	for _, p := range params {
-		t := inputs[p.Name]
-		if t.Rank() != p.Type.Rank() || t.Validate() != nil {
-			continue
-		}
-		for d, dim := range p.Type.Shape {
-			if _, ok := env[dim.Sym]; dim.IsSym() && !ok {
-				env[dim.Sym] = int64(t.Shape[d])
-			}
-		}
-	}
-	return env
 }
 
 // replayEnv rebuilds the bindings C had made when it stopped at dimension

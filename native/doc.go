@@ -67,9 +67,26 @@
 // Each call opens one context (rx_open) and closes it (rx_close); see
 // native/runtime. Intermediates live in the call's arena, at most two
 // buffers per value, reused across loop iterations and all released on
-// close. Every op result is validated against its checked type before its
-// facts are stamped trusted; kernels read stamped facts and never re-derive
-// them. The counters of every call are summed in Counters.
+// close. The arena's memory is lent to the call by a per-Program pool (one
+// arena per concurrent call, at most GOMAXPROCS kept, freed by Close): a
+// call carves its buffers out of one block, and a call that outgrows the
+// block mallocs the rest and leaves a bigger block for the next one, so a
+// steady stream of calls allocates and faults in no memory. The pool is
+// process memory, not a cache: no value survives a call (every buffer is
+// written by its op before it is read). A copy out of a temporary that is
+// written just before and read by nothing else (`logits = Tanh(logits)`) is
+// a move: the variable takes over the temporary's buffer and the
+// temporary the variable's old one, so nothing is copied and no buffer is
+// shared. A result whose final value sits in the arena is copied to its Go
+// output buffer once, at close; results written by an op go there
+// directly. Every op result (a move's too) is validated against its checked
+// type before its facts are stamped trusted; kernels read stamped facts and
+// never re-derive them. The counters of every call are summed in Counters;
+// ArenaAllocs counts buffers handed to values, not blocks.
+//
+// A call's Go side reuses a pooled frame (the rx_arg array, the status and
+// the runtime.Pinner) and sizes the outputs without maps: it allocates the
+// output tensors, one map and the Result.
 //
 // # Numerics
 //

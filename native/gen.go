@@ -49,6 +49,10 @@ import (
 //     where <cond> is the C name of the condition value;
 //   - an op on tensors: `RX_TRY(rx_<op>(&rx_c, <dst>, <args>...));`, e.g.
 //     rx_matmul, rx_add, rx_tanh, rx_softmax(.., axis), rx_sum(.., axis, keep);
+//   - a tensor copy: `RX_TRY(rx_copy(&rx_c, <dst>, <src>));`, or
+//     `RX_TRY(rx_move(&rx_c, <dst>, <src>));` when <src> is a temporary
+//     written by the statement just before and read by nothing else (the
+//     destination takes over its buffer, e.g. `logits = Tanh(logits)`);
 //   - integer scalar ops: `<dst> = rx_iadd(a, b);` (wrapping), comparisons
 //     `<dst> = a == b;`, checked ones `RX_TRY(rx_checked_rem(&rx_c, <site>, a, b, &<dst>));`.
 //
@@ -65,6 +69,11 @@ type funcMeta struct {
 	sites   []*ir.Site // CheckedDiv/CheckedRem sites by index
 	slotOf  map[*ir.Value]int
 	results []*ir.Value
+	// dimSpec of every parameter's and result's dims (>= 0 a size, -(k+1)
+	// symbol k), so that a call sizes its outputs without maps.
+	paramDims [][]int
+	outDims   [][]int
+	outRanks  int // the sum of the results' ranks
 }
 
 // Generate returns the C translation unit for p: deterministic (the same
@@ -123,6 +132,7 @@ type genFunc struct {
 	indexes  map[*ir.For]string
 	sites    []*ir.Site
 	siteIdx  map[*ir.Op]int
+	moves    map[*ir.Op]bool // tensor copies emitted as rx_move
 }
 
 // isSlot reports whether v lives in a runtime slot: every tensor (float32
@@ -135,12 +145,13 @@ func newGenFunc(f *ir.Func, syms []string) *genFunc {
 	g := &genFunc{f: f, syms: syms, symIdx: map[string]int{}, name: map[*ir.Value]string{},
 		slot: map[*ir.Value]int{}, slotName: map[*ir.Value]string{}, constI: map[*ir.Value]int64{},
 		counts: map[*ir.For]string{}, countTmp: map[*ir.For]string{}, indexes: map[*ir.For]string{},
-		siteIdx: map[*ir.Op]int{}}
+		siteIdx: map[*ir.Op]int{}, moves: map[*ir.Op]bool{}}
 	for i, s := range syms {
 		g.symIdx[s] = i
 	}
 	used := map[*ir.Value]bool{}
 	writes := map[*ir.Value]int{}
+	reads := map[*ir.Value]int{}
 	for _, v := range f.Params {
 		used[v] = true
 	}
@@ -154,6 +165,7 @@ func newGenFunc(f *ir.Func, syms []string) *genFunc {
 			writes[in.Dst]++
 			for _, a := range in.Args {
 				used[a] = true
+				reads[a]++
 			}
 			if in.Kind == ir.ConstI && in.Dst.Kind == ir.Temp {
 				g.constI[in.Dst] = in.I
@@ -164,13 +176,16 @@ func newGenFunc(f *ir.Func, syms []string) *genFunc {
 			}
 		case *ir.For:
 			used[in.Count] = true
+			reads[in.Count]++
 			if in.Index != nil {
 				used[in.Index] = true
 			}
 		case *ir.If:
 			used[in.Cond] = true
+			reads[in.Cond]++
 		}
 	})
+	g.findMoves(f.Body, reads)
 	// Names, in value order, so that they are deterministic.
 	taken := map[string]bool{}
 	for _, v := range f.Values {
@@ -237,6 +252,33 @@ func newGenFunc(f *ir.Func, syms []string) *genFunc {
 	return g
 }
 
+// findMoves marks the tensor copies that can be moves: `var = copy tmp`
+// right after the op that writes tmp (in the same block, so every run of
+// the copy follows a fresh write), where the copy is the only read of tmp
+// in the function. The destination then takes over tmp's buffer; nothing
+// can read tmp's old value afterwards.
+func (g *genFunc) findMoves(body []ir.Instr, reads map[*ir.Value]int) {
+	for i, in := range body {
+		switch in := in.(type) {
+		case *ir.Op:
+			if in.Kind != ir.Copy || i == 0 || len(in.Args) != 1 {
+				continue
+			}
+			src := in.Args[0]
+			prev, ok := body[i-1].(*ir.Op)
+			if ok && prev.Dst == src && src.Kind == ir.Temp && src != in.Dst && reads[src] == 1 &&
+				isTensor(src) && isTensor(in.Dst) {
+				g.moves[in] = true
+			}
+		case *ir.For:
+			g.findMoves(in.Body, reads)
+		case *ir.If:
+			g.findMoves(in.Then, reads)
+			g.findMoves(in.Else, reads)
+		}
+	}
+}
+
 // isTensor reports whether v is handled as a tensor (through its slot) in
 // the body: float32 values and int64 values of rank > 0.
 func isTensor(v *ir.Value) bool { return v.Type.DType == ir.Float32 || v.Type.Rank() > 0 }
@@ -252,8 +294,26 @@ func sortValues(vs []*ir.Value) {
 }
 
 func (g *genFunc) meta() *funcMeta {
-	return &funcMeta{fn: g.f, cname: CFuncName(g.f.Name), params: g.f.ParamList(), syms: g.syms,
+	m := &funcMeta{fn: g.f, cname: CFuncName(g.f.Name), params: g.f.ParamList(), syms: g.syms,
 		sites: g.sites, slotOf: g.slot, results: g.f.Results}
+	specs := func(t ir.Type) []int {
+		out := make([]int, len(t.Shape))
+		for i, d := range t.Shape {
+			out[i] = int(d.Size)
+			if d.IsSym() {
+				out[i] = -(g.symIdx[d.Sym] + 1)
+			}
+		}
+		return out
+	}
+	for _, p := range g.f.Params {
+		m.paramDims = append(m.paramDims, specs(p.Type))
+	}
+	for _, r := range g.f.Results {
+		m.outDims = append(m.outDims, specs(r.Type))
+		m.outRanks += r.Type.Rank()
+	}
+	return m
 }
 
 func (g *genFunc) dimSpec(d ir.Dim) string {
@@ -403,6 +463,9 @@ func (g *genFunc) op(o *ir.Op) string {
 		}
 		return fmt.Sprintf("%s = %s;", g.name[d], intLit(o.I))
 	case ir.Copy:
+		if g.moves[o] {
+			return fmt.Sprintf("RX_TRY(rx_move(%s));", slots())
+		}
 		if isTensor(d) {
 			return fmt.Sprintf("RX_TRY(rx_copy(%s));", slots())
 		}

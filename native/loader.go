@@ -32,7 +32,6 @@ import "C"
 
 import (
 	"fmt"
-	"runtime"
 	"unsafe"
 
 	"github.com/rextio/rxeq/tensor"
@@ -78,55 +77,58 @@ type status struct {
 	counters         Counters
 }
 
-// invoke calls the generated function fn with inputs then outputs, without
-// copying: each tensor's data stays in Go memory and is pinned for the call.
-// The rx_arg array itself is Go memory holding only pinned Go pointers, as
-// the cgo pointer rules require.
-func invoke(fn unsafe.Pointer, tensors []*tensor.Tensor) status {
-	args := make([]C.rx_arg, len(tensors))
-	var pin runtime.Pinner
-	defer pin.Unpin()
-	for i, t := range tensors {
-		a := &args[i]
-		var data unsafe.Pointer
-		count := -1
-		switch t.DType {
-		case tensor.Float32:
-			count = len(t.F32)
-			if count > 0 {
-				data = unsafe.Pointer(&t.F32[0])
-			}
-		case tensor.Int64:
-			count = len(t.I64)
-			if count > 0 {
-				data = unsafe.Pointer(&t.I64[0])
-			}
-		case tensor.Float64:
-			count = len(t.F64)
-			if count > 0 {
-				data = unsafe.Pointer(&t.F64[0])
-			}
+// setArg describes tensor t in args[i] and pins its data. The rx_arg array
+// is Go memory holding only pinned Go pointers, as the cgo rules require.
+func (fr *frame) setArg(i int, t *tensor.Tensor) {
+	a := &fr.args[i]
+	var data unsafe.Pointer
+	count := -1
+	switch t.DType {
+	case tensor.Float32:
+		count = len(t.F32)
+		if count > 0 {
+			data = unsafe.Pointer(&t.F32[0])
 		}
-		if t.Rank() > maxRank && t.Validate() != nil {
-			count = -1 // malformed beyond what C can see
+	case tensor.Int64:
+		count = len(t.I64)
+		if count > 0 {
+			data = unsafe.Pointer(&t.I64[0])
 		}
-		if data != nil {
-			pin.Pin(data)
-		}
-		a.data = data
-		a.count = C.int64_t(count)
-		a.dtype = C.int64_t(t.DType)
-		a.rank = C.int64_t(t.Rank())
-		for d := 0; d < t.Rank() && d < maxRank; d++ {
-			a.dims[d] = C.int64_t(t.Shape[d])
+	case tensor.Float64:
+		count = len(t.F64)
+		if count > 0 {
+			data = unsafe.Pointer(&t.F64[0])
 		}
 	}
-	var st C.rx_status
+	if t.Rank() > maxRank && t.Validate() != nil {
+		count = -1 // malformed beyond what C can see
+	}
+	if data != nil {
+		fr.pin.Pin(data)
+	}
+	a.data = data
+	a.count = C.int64_t(count)
+	a.dtype = C.int64_t(t.DType)
+	a.rank = C.int64_t(t.Rank())
+	for d := 0; d < t.Rank() && d < maxRank; d++ {
+		a.dims[d] = C.int64_t(t.Shape[d])
+	}
+}
+
+// invoke calls the generated function fn with the frame's arguments (set
+// with setArg: inputs, then outputs) and its arena, without copying: each
+// tensor's data stays in Go memory, pinned for the call. It unpins and
+// forgets the tensors before it returns.
+func (fr *frame) invoke(fn unsafe.Pointer) status {
+	fr.st = C.rx_status{arena: fr.arena}
 	var argp *C.rx_arg
-	if len(args) > 0 {
-		argp = &args[0]
+	if len(fr.args) > 0 {
+		argp = &fr.args[0]
 	}
-	C.rx_trampoline(fn, argp, &st)
+	C.rx_trampoline(fn, argp, &fr.st)
+	fr.pin.Unpin()
+	clear(fr.args)
+	st := &fr.st
 	return status{
 		code: int64(st.code), a: int64(st.a), b: int64(st.b), c: int64(st.c), d: int64(st.d),
 		counters: Counters{

@@ -114,6 +114,7 @@ type Program struct {
 	mu     sync.RWMutex // Run holds it shared; Close exclusively
 	closed bool
 	count  counters
+	frames *framePool // call frames and their arenas (see frame.go)
 }
 
 // BuildInfo describes how a Program was built.
@@ -143,7 +144,7 @@ func Compile(ctx context.Context, p *ir.Program, opts Options) (*Program, error)
 	if opts.Mode == Forced && len(bad) > 0 {
 		return nil, bad[0].err
 	}
-	prog := &Program{ir: p, src: src, mode: opts.Mode, funcs: map[string]*compiled{}}
+	prog := &Program{ir: p, src: src, mode: opts.Mode, funcs: map[string]*compiled{}, frames: newFramePool()}
 	if len(metas) > 0 {
 		if err := prog.load(ctx, src, opts); err != nil {
 			if opts.Mode == Forced {
@@ -242,6 +243,7 @@ func (p *Program) Close() error {
 		return nil
 	}
 	p.closed = true
+	p.frames.drain()
 	if p.lib != nil {
 		return p.lib.close()
 	}

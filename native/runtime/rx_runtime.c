@@ -11,7 +11,11 @@
  * stamped trusted. Kernels read operand facts through rx_operand, which
  * never re-derives them. Intermediates live in the call's arena (at most two
  * buffers per slot, reused across loop iterations) and are released by
- * rx_close. Nothing survives the call; there is no global state.
+ * rx_close. A copy out of a temporary that nothing reads afterwards is a
+ * move (rx_move): the destination takes over the temporary's buffer. Result
+ * slots are bound to Go's output buffers; a result whose final value sits in
+ * an arena buffer is copied to its output once, by rx_close. Nothing survives
+ * the call; there is no global state.
  *
  * Numerics are float32 throughout (built with -ffp-contract=off): tanhf,
  * expf, logf, sqrtf; reductions and MatMul accumulate in increasing index
@@ -54,6 +58,8 @@ typedef struct rx_val {
 
 /* The invocation context of one call. */
 typedef struct rx_ctx {
+	rx_arena *ar; /* the lent arena, or &own */
+	rx_arena own;
 	rx_val *v;
 	int32_t nv, nin, nout, nsym;
 	const rx_arg *args;
@@ -97,13 +103,58 @@ RX_FN int rx_open(rx_ctx *c, const rx_arg *args, rx_status *st, rx_val *v, int32
 	c->st = st;
 	for (int32_t i = 0; i < nv; i++)
 		v[i].type = &types[i];
+	rx_arena *a = st->arena ? st->arena : &c->own;
+	c->ar = a;
+	a->used = 0;
+	a->total = 0;
+	a->chunks = NULL;
+	if (a->cap < a->need) {
+		/* The last call outgrew the block: replace it by one that holds
+		 * everything (if that fails, this call uses overflow chunks). */
+		free(a->block);
+		a->cap = 0;
+		a->block = aligned_alloc(64, (size_t)a->need);
+		if (a->block)
+			a->cap = a->need;
+	}
 	if (nsym > RX_MAX_SYMS)
 		return rx_fail(c, RX_E_INTERNAL, RX_I_SHAPE, -1, 0, nsym);
 	return RX_OK;
 }
 
-/* rx_close ends a call: copies results that ended in an arena buffer to
- * their output, releases the arena and returns the call's status code. */
+/* An overflow allocation: a header, then the buffer (64-byte aligned). */
+typedef struct rx_chunk {
+	struct rx_chunk *next;
+	unsigned char pad[56];
+} rx_chunk;
+
+/* rx_alloc carves bytes from the call's arena: from the block when it has
+ * room, else as an overflow chunk freed by rx_close. Buffers are 64-byte
+ * aligned and followed by one spare cache line, so that buffers of a
+ * power-of-two size do not all start at the same offset modulo 4096 (which
+ * costs 4K-aliasing stalls when a kernel reads one and writes another). */
+static void *rx_alloc(rx_ctx *c, size_t bytes)
+{
+	rx_arena *a = c->ar;
+	size_t want = ((bytes + 63) & ~(size_t)63) + 64;
+	a->total += (int64_t)want;
+	if (a->block && a->cap - a->used >= (int64_t)want) {
+		void *p = (unsigned char *)a->block + a->used;
+		a->used += (int64_t)want;
+		return p;
+	}
+	rx_chunk *k = aligned_alloc(64, sizeof(rx_chunk) + want);
+	if (!k)
+		return NULL;
+	k->next = a->chunks;
+	a->chunks = k;
+	return k + 1;
+}
+
+/* rx_close ends a call: copies results whose final value sits in an arena
+ * buffer to their output (once), gives every arena buffer back, frees the
+ * overflow chunks (the next call's block will hold everything) and returns
+ * the call's status code. */
 RX_FN int rx_close(rx_ctx *c)
 {
 	rx_status *s = c->st;
@@ -113,12 +164,25 @@ RX_FN int rx_close(rx_ctx *c)
 			memcpy(x->out, x->data, (size_t)x->len * (x->dtype == RX_I64 ? 8u : 4u));
 		for (int k = 0; k < 2; k++) {
 			if (x->buf[k]) {
-				free(x->buf[k]);
 				x->buf[k] = NULL;
 				s->arena_releases++;
 			}
 		}
+		x->data = NULL;
 	}
+	rx_arena *a = c->ar;
+	for (rx_chunk *k = a->chunks; k;) {
+		rx_chunk *next = k->next;
+		free(k);
+		k = next;
+	}
+	a->chunks = NULL;
+	if (a->total > a->need)
+		a->need = a->total;
+	a->used = 0;
+	a->total = 0;
+	if (a == &c->own)
+		free(a->block);
 	return (int)s->code;
 }
 
@@ -231,11 +295,12 @@ static void *rx_out(rx_ctx *c, rx_val *d, int32_t dtype, int32_t rank, const int
 			w ^= 1;
 		if (d->buf[w] == NULL || d->cap[w] < (int64_t)bytes) {
 			if (d->buf[w]) {
-				free(d->buf[w]);
+				/* Too small: given back (its bytes stay carved until the
+				 * call ends). */
 				d->buf[w] = NULL;
 				c->st->arena_releases++;
 			}
-			d->buf[w] = malloc(bytes ? bytes : 1);
+			d->buf[w] = rx_alloc(c, bytes);
 			if (!d->buf[w]) {
 				rx_fail(c, RX_E_NOMEM, (int64_t)bytes, 0, 0, 0);
 				return NULL;
@@ -365,6 +430,40 @@ RX_FN int rx_copy(rx_ctx *c, rx_val *d, rx_val *s)
 		return c->st->code;
 	if (o != src && n > 0)
 		memmove(o, src, (size_t)n * (dtype == RX_I64 ? 8u : 4u));
+	return rx_result(c, d);
+}
+
+/* rx_move is a copy out of a temporary s that nothing reads before its next
+ * write: d takes over s's arena buffers (and s d's), so the value moves by a
+ * pointer and no buffer is shared. The result is validated like any other.
+ * A source outside its own arena buffer is copied. */
+RX_FN int rx_move(rx_ctx *c, rx_val *d, rx_val *s)
+{
+	const rx_val *S = rx_operand(c, s);
+	if (!S)
+		return c->st->code;
+	if (d == s || s->out || s->data == NULL || s->data != s->buf[s->which])
+		return rx_copy(c, d, s);
+	for (int k = 0; k < 2; k++) {
+		void *b = d->buf[k];
+		int64_t n = d->cap[k];
+		d->buf[k] = s->buf[k];
+		d->cap[k] = s->cap[k];
+		s->buf[k] = b;
+		s->cap[k] = n;
+	}
+	int32_t w = d->which;
+	d->which = s->which;
+	s->which = w;
+	d->data = s->data;
+	d->dtype = s->dtype;
+	d->rank = s->rank;
+	d->len = s->len;
+	for (int32_t i = 0; i < s->rank; i++)
+		d->dims[i] = s->dims[i];
+	d->trusted = 0;
+	s->data = NULL;
+	s->trusted = 0;
 	return rx_result(c, d);
 }
 

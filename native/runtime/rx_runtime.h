@@ -12,6 +12,7 @@
 #define RX_RUNTIME_H
 
 #include <stdint.h>
+#include <stdlib.h>
 
 /* The highest rank the native backend supports. */
 #define RX_MAX_RANK 4
@@ -62,16 +63,46 @@ enum {
 	RX_I_SHAPE = 4     /* operand shapes do not fit the op */
 };
 
-/* The outcome of one call and its counters. Go allocates it, zeroed. */
+/* The arena of one call: C memory that the Go side owns (a pool per
+ * Program) and lends to one call at a time. The call carves its
+ * intermediates out of block (bump allocation); what does not fit is
+ * malloc'd separately and freed when the call ends, and the next call then
+ * finds a block big enough for everything (so a steady stream of calls
+ * allocates, and faults in, nothing). Contents never survive a call: every
+ * buffer is written by its op before it is read. Fields are private to
+ * rx_runtime.c; Go allocates the struct zeroed (calloc) and frees it with
+ * rx_arena_free. */
+typedef struct rx_arena {
+	void *block;   /* the block (64-byte aligned), or NULL */
+	int64_t cap;   /* its size in bytes */
+	int64_t used;  /* bytes carved from it by the running call */
+	int64_t need;  /* bytes the largest call so far asked for */
+	int64_t total; /* bytes the running call asked for */
+	void *chunks;  /* the running call's overflow allocations (a list) */
+} rx_arena;
+
+/* The frame of one call: in, the arena lent to it (NULL: the call mallocs
+ * and frees its own); out, the outcome and the counters. Go allocates it,
+ * zeroed. */
 typedef struct rx_status {
+	rx_arena *arena;
 	int64_t code, a, b, c, d;
 	int64_t boundary_validations; /* inputs validated on entry */
 	int64_t result_validations;   /* op results validated before stamping */
 	int64_t fact_queries;         /* facts derived from raw data (validations) */
 	int64_t fact_requeries;       /* facts asked for again after stamping: must stay 0 */
-	int64_t arena_allocs;         /* arena buffers allocated */
-	int64_t arena_releases;       /* arena buffers released */
+	int64_t arena_allocs;         /* arena buffers handed to slots */
+	int64_t arena_releases;       /* arena buffers given back (all, by rx_close) */
 } rx_status;
+
+/* rx_arena_free frees an arena that no call is using, and its block. */
+static inline void rx_arena_free(rx_arena *a)
+{
+	if (a) {
+		free(a->block);
+		free(a);
+	}
+}
 
 /* The type of every generated function. */
 typedef int (*rx_entry)(const rx_arg *args, rx_status *status);
