@@ -212,7 +212,7 @@ func (c *Checker) Check(ctx context.Context, src []byte) (*Report, error) {
 	}
 	for _, fn := range f.Funcs {
 		tols := harness.Tolerances(f, fn, tol)
-		classes := classSources(fn)
+		classes := harness.ClassSources(fn)
 		for _, batch := range batches {
 			inputs, err := harness.GenerateInputs(f, fn, batch, seed, nil)
 			if err != nil {
@@ -247,7 +247,7 @@ func (c *Checker) Check(ctx context.Context, src []byte) (*Report, error) {
 
 // compareRun compares one executor's run with the reference's.
 func compareRun(base Finding, fn *program.Func, want map[string]*tensor.Tensor, wantErr error,
-	got map[string]*tensor.Tensor, gotErr error, tols map[string]harness.Tolerance, classes map[string]classSource) []Finding {
+	got map[string]*tensor.Tensor, gotErr error, tols map[string]harness.Tolerance, classes map[string]harness.ClassSource) []Finding {
 	var pe *panicError
 	if errors.As(gotErr, &pe) {
 		base.Kind, base.Detail = KindPanic, pe.Error()
@@ -275,8 +275,8 @@ func compareRun(base Finding, fn *program.Func, want map[string]*tensor.Tensor, 
 		case g == nil || w == nil:
 			m = harness.OutputMetrics{Name: r.Name, Problem: "missing output", Report: r.Name + ": missing output"}
 		case r.Type.DType == ir.Int64:
-			if src, ok := classes[r.Name]; ok && want[src.scores] != nil {
-				m = harness.CompareClasses(r.Name, w, g, want[src.scores], src.axis, tols[src.scores])
+			if src, ok := classes[r.Name]; ok && want[src.Scores] != nil {
+				m = harness.CompareClasses(r.Name, w, g, want[src.Scores], src.Axis, tols[src.Scores])
 			} else {
 				m = harness.CompareToOracle(r.Name, w, g, harness.Tolerance{})
 			}

@@ -349,7 +349,7 @@ func (r *runner) runGroup(ctx context.Context, g *group) {
 	}
 	before := digests(inputs)
 	tols := Tolerances(f, g.fn, r.tol)
-	classes := classSources(g.fn)
+	classes := ClassSources(g.fn)
 
 	runs := make([]*execRun, len(r.execs))
 	for ei := range r.execs {

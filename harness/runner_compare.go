@@ -28,19 +28,19 @@ func Tolerances(f *program.File, fn *program.Func, def Tolerance) map[string]Tol
 	return out
 }
 
-// classSource is where an int64 result came from: Argmax(scores, axis)
+// ClassSource is where an int64 result came from: Argmax(Scores, Axis)
 // with scores a float result of the same function.
-type classSource struct {
-	scores string
-	axis   int
+type ClassSource struct {
+	Scores string // the float result the classes are the Argmax of
+	Axis   int
 }
 
-// classSources finds, for each int64 result of fn, the float result it is
+// ClassSources finds, for each int64 result of fn, the float result it is
 // the Argmax of (every assignment to it must be Argmax(R, axis) of the same
 // float result R and axis). Those results are compared with the near-tie
 // rule against the oracle's R; other int64 results are compared exactly.
-func classSources(fn *program.Func) map[string]classSource {
-	found := map[string]classSource{}
+func ClassSources(fn *program.Func) map[string]ClassSource {
+	found := map[string]ClassSource{}
 	bad := map[string]bool{}
 	var walk func([]program.Stmt)
 	walk = func(body []program.Stmt) {
@@ -79,22 +79,22 @@ func classSources(fn *program.Func) map[string]classSource {
 	return found
 }
 
-func argmaxOfResult(e program.Expr) (classSource, bool) {
+func argmaxOfResult(e program.Expr) (ClassSource, bool) {
 	c, ok := e.(*program.Call)
 	if !ok || c.Builtin != program.Argmax || len(c.Args) != 1 {
-		return classSource{}, false
+		return ClassSource{}, false
 	}
 	ref, ok := c.Args[0].(*program.VarRef)
 	if !ok || ref.Var.Kind != program.ResultVar || ref.Var.Type.DType != ir.Float32 {
-		return classSource{}, false
+		return ClassSource{}, false
 	}
-	return classSource{scores: ref.Var.Name, axis: c.Axis}, true
+	return ClassSource{Scores: ref.Var.Name, Axis: c.Axis}, true
 }
 
 // compareOutputs compares every result of fn in got with want (the
 // reference's), in result order, and lists outputs got has that fn does
 // not declare.
-func compareOutputs(fn *program.Func, want, got map[string]*tensor.Tensor, tols map[string]Tolerance, classes map[string]classSource) ([]OutputMetrics, []string) {
+func compareOutputs(fn *program.Func, want, got map[string]*tensor.Tensor, tols map[string]Tolerance, classes map[string]ClassSource) ([]OutputMetrics, []string) {
 	var metrics []OutputMetrics
 	declared := map[string]bool{}
 	for _, r := range fn.Results {
@@ -106,8 +106,8 @@ func compareOutputs(fn *program.Func, want, got map[string]*tensor.Tensor, tols 
 			m = OutputMetrics{Name: r.Name, Problem: "missing: the executor returned no output " + r.Name}
 			m.Report = r.Name + ": " + m.Problem
 		case r.Type.DType == ir.Int64:
-			if src, ok := classes[r.Name]; ok && want[src.scores] != nil {
-				m = CompareClasses(r.Name, w, g, want[src.scores], src.axis, tols[src.scores])
+			if src, ok := classes[r.Name]; ok && want[src.Scores] != nil {
+				m = CompareClasses(r.Name, w, g, want[src.Scores], src.Axis, tols[src.Scores])
 			} else {
 				m = CompareToOracle(r.Name, w, g, Tolerance{})
 			}
@@ -140,7 +140,7 @@ func compareULPs(fn *program.Func, base, got map[string]*tensor.Tensor) []ULPMet
 
 // judge fills c.Status and c.Message from the comparison of one executor's
 // run with the reference's.
-func judge(c *Case, fn *program.Func, ref refRun, got Outcome, gotErr error, tols map[string]Tolerance, classes map[string]classSource) {
+func judge(c *Case, fn *program.Func, ref refRun, got Outcome, gotErr error, tols map[string]Tolerance, classes map[string]ClassSource) {
 	var problems []string
 	if ref.err != nil || gotErr != nil {
 		if ok, msg := CompareErrors(ref.err, gotErr); !ok {
