@@ -475,6 +475,9 @@ func (g *genFunc) op(o *ir.Op) string {
 	case ir.LogSoftmax:
 		return fmt.Sprintf("RX_TRY(rx_logsoftmax(%s, %d));", slots(), o.Axis)
 	case ir.Argmax:
+		if d.Type.IsIntScalar() { // Argmax of a rank-1 tensor: a scalar, not a slot
+			return fmt.Sprintf("RX_TRY(rx_argmax_scalar(&rx_c, %s, %d, &%s));", g.slotName[o.Args[0]], o.Axis, g.name[d])
+		}
 		return fmt.Sprintf("RX_TRY(rx_argmax(%s, %d));", slots(), o.Axis)
 	case ir.Sum, ir.Mean, ir.Max:
 		return fmt.Sprintf("RX_TRY(rx_%s(%s, %d, %d));", o.Kind, slots(), o.Axis, b(o.KeepDims))

@@ -780,6 +780,33 @@ RX_FN int rx_sum(rx_ctx *c, rx_val *d, rx_val *a, int32_t axis, int keep) { retu
 RX_FN int rx_mean(rx_ctx *c, rx_val *d, rx_val *a, int32_t axis, int keep) { return rx_reduce(c, d, a, axis, keep, RX_R_MEAN); }
 RX_FN int rx_max(rx_ctx *c, rx_val *d, rx_val *a, int32_t axis, int keep) { return rx_reduce(c, d, a, axis, keep, RX_R_MAX); }
 
+/* rx_argmax_scalar: Argmax of a rank-1 tensor (axis 0) into an int64
+ * scalar, with rx_argmax's rule: the first maximum, the first NaN wins. */
+RX_FN int rx_argmax_scalar(rx_ctx *c, rx_val *av, int32_t axis, int64_t *out)
+{
+	const rx_val *A = rx_operand(c, av);
+	if (!A)
+		return c->st->code;
+	(void)axis;
+	const float *x = A->data;
+	int64_t n = A->rank == 1 ? A->dims[0] : 0, best = 0;
+	if (n > 0 && x[0] == x[0]) {
+		float bv = x[0];
+		for (int64_t k = 1; k < n; k++) {
+			if (x[k] != x[k]) {
+				best = k;
+				break;
+			}
+			if (x[k] > bv) {
+				bv = x[k];
+				best = k;
+			}
+		}
+	}
+	*out = best;
+	return RX_OK;
+}
+
 /* rx_argmax: the index of the first maximum along axis; the first NaN wins. */
 RX_FN int rx_argmax(rx_ctx *c, rx_val *d, rx_val *av, int32_t axis)
 {
