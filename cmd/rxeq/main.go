@@ -5,6 +5,8 @@
 //	rxeq check FILE...           parse and check; print file:line:col: message
 //	rxeq gen [--func F] FILE     print the generated C
 //	rxeq lock FILE...            run the source-lock checks only
+//	rxeq fuzz [flags]            differential fuzzing with random programs
+//	rxeq reduce [flags] FILE     shrink a reproducer
 //
 // Exit status: 0 when everything holds, 1 when a case or lock fails, 2 on
 // bad usage or a program that does not check.
@@ -42,6 +44,8 @@ commands:
   check FILE...           parse and check programs
   gen [--func F] FILE     print the C the native backend generates
   lock [PATH...]          run the source-lock checks only
+  fuzz [flags]            generate random programs, compare the executors, save reduced reproducers
+  reduce [flags] FILE     shrink a reproducer to a small program that fails the same way
 
 Run 'rxeq <command> -h' for a command's flags.
 `
@@ -58,6 +62,7 @@ func runMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		"check": cmdCheck,
 		"gen":   cmdGen,
 		"lock":  cmdLock,
+		"fuzz":  cmdFuzz, "reduce": cmdReduce,
 		// worker is hidden: rxeq starts it itself (run --isolate).
 		isolate.WorkerArg: cmdWorker,
 	}

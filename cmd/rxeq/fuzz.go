@@ -1,0 +1,315 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/rextio/rxeq/fuzz"
+	"github.com/rextio/rxeq/harness"
+	"github.com/rextio/rxeq/isolate"
+)
+
+// fuzzRun is one `rxeq fuzz` session: the generator's settings, the
+// checker and where findings go.
+type fuzzRun struct {
+	seed     uint64
+	count    int           // programs to run; 0 with limit set means until limit
+	limit    time.Duration // --time; 0 means no time bound
+	cfg      fuzz.Config
+	checker  *fuzz.Checker
+	out      string // --out
+	execList string // the --executors value, for the rerun command
+	isolate  bool
+	term     bool // progress on a terminal
+}
+
+// fuzzStats is what a session found.
+type fuzzStats struct {
+	programs, findings int
+	firstFound         uint64 // seed of the first program with a finding
+	elapsed            time.Duration
+}
+
+func cmdFuzz(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("fuzz", "[flags]", stderr)
+	var r fuzzRun
+	fs.Uint64Var(&r.seed, "seed", 1, "seed of the first program (program i has seed N+i)")
+	fs.IntVar(&r.count, "count", 0, "programs to run (default 100 without --time)")
+	fs.DurationVar(&r.limit, "time", 0, "run until this much time has passed (with --count: whichever comes first)")
+	fs.StringVar(&r.execList, "executors", "oracle,fallback,native", "comma-separated executors: oracle (the reference) and fallback, native")
+	fs.StringVar(&r.out, "out", "rxeq-findings", "directory for the reproducers")
+	fs.BoolVar(&r.isolate, "isolate", true, "run native code in a worker process (a crash fails that program, the run goes on)")
+	fs.IntVar(&r.cfg.MaxFuncs, "max-funcs", 0, "most functions per program (default 3)")
+	fs.IntVar(&r.cfg.MaxStmts, "max-stmts", 0, "most top-level statements per function (default 8)")
+	if err := fs.Parse(args); err != nil {
+		return exitUsage
+	}
+	if fs.NArg() != 0 || r.count < 0 || r.limit < 0 || r.cfg.MaxFuncs < 0 || r.cfg.MaxStmts < 0 {
+		fs.Usage()
+		return exitUsage
+	}
+	if r.count == 0 && r.limit == 0 {
+		r.count = 100
+	}
+	checker, err := buildChecker(r.execList, r.isolate)
+	if err != nil {
+		fmt.Fprintf(stderr, "rxeq fuzz: %v\n", err)
+		return exitUsage
+	}
+	r.checker = checker
+	r.term = isTerminal(stderr)
+	st, err := r.loop(ctx, stdout, stderr)
+	rate := 0.0
+	if st.elapsed > 0 {
+		rate = float64(st.programs) / st.elapsed.Seconds()
+	}
+	fmt.Fprintf(stdout, "%d programs, %d findings, %.1f programs/s\n", st.programs, st.findings, rate)
+	if err != nil && !errors.Is(err, context.Canceled) {
+		fmt.Fprintf(stderr, "rxeq fuzz: %v\n", err)
+		return exitFail
+	}
+	if st.findings > 0 || err != nil {
+		return exitFail
+	}
+	return exitOK
+}
+
+// buildChecker turns --executors into a checker: the oracle is always the
+// reference; at least one other executor must be listed.
+func buildChecker(list string, isolated bool) (*fuzz.Checker, error) {
+	c := &fuzz.Checker{Reference: harness.OracleExecutor{}}
+	seen := map[string]bool{}
+	for _, name := range strings.Split(list, ",") {
+		name = strings.TrimSpace(name)
+		if seen[name] {
+			return nil, fmt.Errorf("executor %q listed twice", name)
+		}
+		seen[name] = true
+		switch name {
+		case harness.PathOracle:
+		case harness.PathFallback:
+			c.Executors = append(c.Executors, harness.FallbackExecutor{})
+		case harness.PathNative:
+			if isolated {
+				c.Executors = append(c.Executors, isolate.Executor{})
+			} else {
+				c.Executors = append(c.Executors, harness.NativeExecutor{})
+			}
+		default:
+			return nil, fmt.Errorf("unknown executor %q (want oracle, fallback, native)", name)
+		}
+	}
+	if len(c.Executors) == 0 {
+		return nil, fmt.Errorf("--executors %q: name fallback or native to compare with the oracle", list)
+	}
+	return c, nil
+}
+
+// loop generates, checks, reduces and saves until count programs ran,
+// the time limit passed or ctx ended.
+func (r *fuzzRun) loop(ctx context.Context, stdout, stderr io.Writer) (fuzzStats, error) {
+	var st fuzzStats
+	start := time.Now()
+	defer func() { st.elapsed = time.Since(start) }()
+	for i := 0; r.count == 0 || i < r.count; i++ {
+		if ctx.Err() != nil {
+			st.elapsed = time.Since(start)
+			return st, ctx.Err()
+		}
+		if r.limit > 0 && time.Since(start) >= r.limit {
+			break
+		}
+		seed := r.seed + uint64(i)
+		p := fuzz.Generate(seed, r.cfg)
+		rep, err := r.checker.Check(ctx, p.Source)
+		if err != nil {
+			if ctx.Err() != nil {
+				st.elapsed = time.Since(start)
+				return st, ctx.Err()
+			}
+			// A generated program that does not check is a generator bug:
+			// report it and go on.
+			fmt.Fprintf(stderr, "\rseed %d: %v\n", seed, err)
+			continue
+		}
+		st.programs++
+		if !rep.OK() {
+			if st.findings == 0 {
+				st.firstFound = seed
+			}
+			st.findings++
+			if err := r.save(ctx, p, rep.Findings[0], stdout); err != nil {
+				st.elapsed = time.Since(start)
+				return st, err
+			}
+		}
+		r.progress(stderr, st, time.Since(start))
+	}
+	if r.term {
+		fmt.Fprint(stderr, "\r\033[K")
+	}
+	st.elapsed = time.Since(start)
+	return st, nil
+}
+
+func (r *fuzzRun) progress(stderr io.Writer, st fuzzStats, d time.Duration) {
+	rate := float64(st.programs) / max(d.Seconds(), 1e-9)
+	if r.term {
+		fmt.Fprintf(stderr, "\r\033[K%d programs, %d findings, %.1f programs/s", st.programs, st.findings, rate)
+		return
+	}
+	if st.programs%100 == 0 {
+		fmt.Fprintf(stderr, "%d programs, %d findings, %.1f programs/s\n", st.programs, st.findings, rate)
+	}
+}
+
+// save reduces p keeping f and writes seed-N.rx and seed-N.reduced.rx.
+func (r *fuzzRun) save(ctx context.Context, p fuzz.Program, f fuzz.Finding, stdout io.Writer) error {
+	small, stats, rerr := fuzz.ReduceFinding(ctx, p.Source, f, r.checker)
+	if err := os.MkdirAll(r.out, 0o755); err != nil {
+		return fmt.Errorf("saving seed %d: %w", p.Seed, err)
+	}
+	base := filepath.Join(r.out, fmt.Sprintf("seed-%d", p.Seed))
+	rerun := fmt.Sprintf("rxeq fuzz --seed %d --count 1 --executors %s", p.Seed, r.execList)
+	if !r.isolate {
+		rerun += " --isolate=false"
+	}
+	if r.cfg.MaxFuncs > 0 {
+		rerun += fmt.Sprintf(" --max-funcs %d", r.cfg.MaxFuncs)
+	}
+	if r.cfg.MaxStmts > 0 {
+		rerun += fmt.Sprintf(" --max-stmts %d", r.cfg.MaxStmts)
+	}
+	check := func(file string) string {
+		s := "rxeq reduce --executors " + r.execList
+		if !r.isolate {
+			s += " --isolate=false"
+		}
+		return s + " " + file
+	}
+	orig := header(p.Seed, f, rerun, check(base+".rx"), "") + string(p.Source)
+	note := fmt.Sprintf("reduced from %d to %d statements (%d tries)", fuzz.CountStmts(p.Source), fuzz.CountStmts(small), stats.Tries)
+	if rerr != nil {
+		note += fmt.Sprintf("; reduction stopped: %v", rerr)
+	}
+	red := header(p.Seed, f, rerun, check(base+".reduced.rx"), note) + string(small)
+	if err := os.WriteFile(base+".rx", []byte(orig), 0o644); err != nil {
+		return fmt.Errorf("saving seed %d: %w", p.Seed, err)
+	}
+	if err := os.WriteFile(base+".reduced.rx", []byte(red), 0o644); err != nil {
+		return fmt.Errorf("saving seed %d: %w", p.Seed, err)
+	}
+	fmt.Fprintf(stdout, "FOUND seed %d: %s\n  saved %s.rx and %s.reduced.rx (%s)\n", p.Seed, firstLine(f.String()), base, base, note)
+	return nil
+}
+
+// header is the comment block a reproducer starts with.
+func header(seed uint64, f fuzz.Finding, rerun, check, note string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "// rxeq fuzz finding, seed %d\n", seed)
+	sig := f.Signature()
+	fmt.Fprintf(&b, "// signature: %s vs %s, %s in %s", sig.Executor, sig.Reference, sig.Kind, sig.Func)
+	if sig.Output != "" {
+		fmt.Fprintf(&b, ", output %s", sig.Output)
+	}
+	if sig.RefKind != "" || sig.GotKind != "" {
+		fmt.Fprintf(&b, ", errors %q vs %q", sig.RefKind, sig.GotKind)
+	}
+	b.WriteString("\n")
+	for _, l := range strings.Split(strings.TrimRight(f.String(), "\n"), "\n") {
+		fmt.Fprintf(&b, "// %s\n", l)
+	}
+	if note != "" {
+		fmt.Fprintf(&b, "// %s\n", note)
+	}
+	fmt.Fprintf(&b, "// rerun: %s\n", rerun)
+	fmt.Fprintf(&b, "// check this file: %s\n\n", check)
+	return b.String()
+}
+
+func firstLine(s string) string {
+	l, _, _ := strings.Cut(s, "\n")
+	return l
+}
+
+// cmdReduce is `rxeq reduce [--executors …] [--write] FILE`.
+func cmdReduce(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("reduce", "[flags] FILE", stderr)
+	execList := fs.String("executors", "oracle,fallback,native", "comma-separated executors: oracle (the reference) and fallback, native")
+	isolated := fs.Bool("isolate", true, "run native code in a worker process")
+	write := fs.Bool("write", false, "write FILE.reduced.rx instead of printing the reduced program")
+	if err := parseInterspersed(fs, args); err != nil || fs.NArg() != 1 {
+		if err == nil {
+			fs.Usage()
+		}
+		return exitUsage
+	}
+	name := fs.Arg(0)
+	checker, err := buildChecker(*execList, *isolated)
+	if err != nil {
+		fmt.Fprintf(stderr, "rxeq reduce: %v\n", err)
+		return exitUsage
+	}
+	src, err := os.ReadFile(name)
+	if err != nil {
+		fmt.Fprintf(stderr, "rxeq reduce: %v\n", err)
+		return exitUsage
+	}
+	rep, err := checker.Check(ctx, src)
+	if err != nil {
+		fmt.Fprintf(stderr, "rxeq reduce: %s: %v\n", name, err)
+		if errors.Is(err, fuzz.ErrProgram) {
+			return exitUsage
+		}
+		return exitFail
+	}
+	if rep.OK() {
+		fmt.Fprintf(stderr, "rxeq reduce: %s: no finding (%d runs agree)\n", name, rep.Runs)
+		return exitFail
+	}
+	f := rep.Findings[0]
+	fmt.Fprintf(stderr, "finding: %s\n", firstLine(f.String()))
+	small, stats, err := fuzz.ReduceFinding(ctx, src, f, checker)
+	if err != nil {
+		fmt.Fprintf(stderr, "rxeq reduce: %v (printing the smallest program so far)\n", err)
+	}
+	fmt.Fprintf(stderr, "reduced from %d to %d statements (%d tries)\n", fuzz.CountStmts(src), fuzz.CountStmts(small), stats.Tries)
+	if *write {
+		out := strings.TrimSuffix(name, ".rx") + ".reduced.rx"
+		if werr := os.WriteFile(out, small, 0o644); werr != nil {
+			fmt.Fprintf(stderr, "rxeq reduce: %v\n", werr)
+			return exitFail
+		}
+		fmt.Fprintf(stderr, "wrote %s\n", out)
+	} else {
+		_, _ = stdout.Write(small)
+	}
+	if err != nil {
+		return exitFail
+	}
+	return exitOK
+}
+
+// parseInterspersed parses flags that may come before or after the
+// positional arguments.
+func parseInterspersed(fs *flag.FlagSet, args []string) error {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return err
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		pos = append(pos, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+	return fs.Parse(append([]string{"--"}, pos...))
+}
