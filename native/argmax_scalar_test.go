@@ -39,3 +39,28 @@ func am(x [N]float32) (cls int64, twice int64) {
 		}
 	})
 })
+
+// Found by `rxeq fuzz` (seed 4): `k > k` compiled to C is a
+// -Werror=tautological-compare error, so the program did not build.
+var _ = Describe("comparing an integer with itself", Label("native"), func() {
+	It("builds and gives Go's answers", func() {
+		_, p := parse("self.rx", `package p
+
+func self(x [N]float32, k int64) (y [N]float32, n int64) {
+	y = x
+	n = 0
+	if k > k || k < k || k != k {
+		y = -x
+	}
+	if k == k && k <= k && k >= k {
+		n = 1
+	}
+	return
+}
+`)
+		prog := compile(p)
+		out := run(prog, "self", map[string]*tensor.Tensor{"x": tensor.FromFloat32([]float32{2}, 1), "k": tensor.Scalar(5)})
+		Expect(out["y"].F32).To(Equal([]float32{2}))
+		Expect(out["n"].I64).To(Equal([]int64{1}))
+	})
+})

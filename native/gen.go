@@ -492,7 +492,13 @@ func (g *genFunc) op(o *ir.Op) string {
 		}
 		return fmt.Sprintf("RX_TRY(%s(&rx_c, %d, %s, %s, &%s));", fn, g.siteIdx[o], g.ref(o.Args[0]), g.ref(o.Args[1]), g.name[d])
 	case ir.Eq, ir.Ne, ir.Lt, ir.Le, ir.Gt, ir.Ge:
-		return fmt.Sprintf("%s = %s %s %s;", g.name[d], g.ref(o.Args[0]), cmpOps[o.Kind], g.ref(o.Args[1]))
+		x, y := g.ref(o.Args[0]), g.ref(o.Args[1])
+		if x == y {
+			// `i > i` is a -Werror=tautological-compare error in C; on
+			// int64 its value is known: true for ==, <=, >=, false otherwise.
+			return fmt.Sprintf("%s = %d; /* %s %s %s */", g.name[d], b(o.Kind == ir.Eq || o.Kind == ir.Le || o.Kind == ir.Ge), x, cmpOps[o.Kind], y)
+		}
+		return fmt.Sprintf("%s = %s %s %s;", g.name[d], x, cmpOps[o.Kind], y)
 	case ir.Not:
 		return fmt.Sprintf("%s = !%s;", g.name[d], g.ref(o.Args[0]))
 	}
