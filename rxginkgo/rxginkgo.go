@@ -18,11 +18,7 @@ package rxginkgo
 import (
 	"context"
 	"fmt"
-	"io/fs"
 	"os"
-	"path/filepath"
-	"sort"
-	"strings"
 
 	"github.com/onsi/ginkgo/v2"
 	"github.com/onsi/gomega"
@@ -124,27 +120,10 @@ func load(paths []string) ([]*program.File, error) {
 	if len(paths) == 0 {
 		return scenarios.Catalog()
 	}
-	var names []string
-	for _, p := range paths {
-		info, err := os.Stat(p)
-		if err != nil {
-			return nil, err
-		}
-		if !info.IsDir() {
-			names = append(names, p)
-			continue
-		}
-		err = filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
-			if err == nil && !d.IsDir() && strings.HasSuffix(path, ".rx") {
-				names = append(names, path)
-			}
-			return err
-		})
-		if err != nil {
-			return nil, err
-		}
+	names, err := scenarios.Expand(paths)
+	if err != nil {
+		return nil, err
 	}
-	sort.Strings(names)
 	var files []*program.File
 	for _, name := range names {
 		src, err := os.ReadFile(name)

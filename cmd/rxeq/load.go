@@ -3,11 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"io/fs"
-	"os"
-	"path/filepath"
-	"sort"
-	"strings"
 
 	"github.com/rextio/rxeq/program"
 	"github.com/rextio/rxeq/scenarios"
@@ -26,37 +21,10 @@ func loadPrograms(paths []string, stderr io.Writer) (files []*program.File, ok b
 		}
 		return cat, true
 	}
-	var names []string
-	for _, p := range paths {
-		info, err := os.Stat(p)
-		if err != nil {
-			fmt.Fprintf(stderr, "rxeq: %v\n", err)
-			return nil, false
-		}
-		if !info.IsDir() {
-			names = append(names, p)
-			continue
-		}
-		var found []string
-		err = filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
-			if err != nil {
-				return err
-			}
-			if !d.IsDir() && strings.HasSuffix(path, ".rx") {
-				found = append(found, path)
-			}
-			return nil
-		})
-		if err != nil {
-			fmt.Fprintf(stderr, "rxeq: %v\n", err)
-			return nil, false
-		}
-		if len(found) == 0 {
-			fmt.Fprintf(stderr, "rxeq: %s: no .rx files\n", p)
-			return nil, false
-		}
-		sort.Strings(found)
-		names = append(names, found...)
+	names, err := scenarios.Expand(paths)
+	if err != nil {
+		fmt.Fprintf(stderr, "rxeq: %v\n", err)
+		return nil, false
 	}
 	ok = true
 	for _, name := range names {
