@@ -3,18 +3,33 @@ package fuzz_test
 import (
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
 	"github.com/rextio/rxeq/fuzz"
+	"github.com/rextio/rxeq/harness"
+	"github.com/rextio/rxeq/native"
 )
 
 // knownBugs are reproducers of bugs found by the fuzzer and not fixed
 // yet, by file name, with where the fix belongs. Their specs are pending;
 // delete the entry when the bug is fixed and the spec runs.
 var knownBugs = map[string]string{}
+
+// allExecutors are the fallback and, where a C compiler is installed, the
+// native backend building into a private cache.
+func allExecutors() []harness.Executor {
+	all := []harness.Executor{harness.FallbackExecutor{}}
+	if _, err := exec.LookPath("cc"); err == nil {
+		all = append(all, harness.NativeExecutor{Options: native.Options{CacheDir: GinkgoT().TempDir()}})
+	} else {
+		GinkgoWriter.Println("no C compiler: native not checked")
+	}
+	return all
+}
 
 var _ = Describe("Findings", func() {
 	files, _ := filepath.Glob("testdata/findings/*.rx")
@@ -24,10 +39,10 @@ var _ = Describe("Findings", func() {
 		if _, known := knownBugs[name]; known {
 			spec = PIt
 		}
-		spec("the oracle and the fallback agree on "+name, func() {
+		spec("the oracle, the fallback and native agree on "+name, func() {
 			src, err := os.ReadFile(path)
 			Expect(err).NotTo(HaveOccurred())
-			rep, err := fuzz.Check(context.Background(), src)
+			rep, err := fuzz.Check(context.Background(), src, allExecutors()...)
 			Expect(err).NotTo(HaveOccurred())
 			Expect(rep.Findings).To(BeEmpty())
 		})

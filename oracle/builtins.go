@@ -43,9 +43,9 @@ func (e *evaluator) call(c *program.Call) (*value, error) {
 	case program.Transpose:
 		v, err = transpose(args[0])
 	case program.Maximum:
-		v, err = broadcast(args[0], args[1], math.Max)
+		v, err = broadcast(args[0], args[1], maximum)
 	case program.Minimum:
-		v, err = broadcast(args[0], args[1], math.Min)
+		v, err = broadcast(args[0], args[1], minimum)
 	case program.Softmax, program.LogSoftmax, program.Sum, program.Mean, program.Max, program.Argmax:
 		v, err = alongAxis(c.Builtin, args[0], c.Axis, c.KeepDims)
 	default:
@@ -138,4 +138,23 @@ func elementwise(v *value, f func(float64) float64) *value {
 		out[i] = f(x)
 	}
 	return floatValue(v.shape, out)
+}
+
+// maximum is NumPy's maximum: NaN when either side is NaN (math.Max
+// returns +Inf for Max(+Inf, NaN)), otherwise math.Max, which orders
+// -0 below +0.
+func maximum(x, y float64) float64 {
+	if math.IsNaN(x) || math.IsNaN(y) {
+		return math.NaN()
+	}
+	return math.Max(x, y)
+}
+
+// minimum is NumPy's minimum: NaN when either side is NaN (math.Min
+// returns -Inf for Min(-Inf, NaN)), otherwise math.Min.
+func minimum(x, y float64) float64 {
+	if math.IsNaN(x) || math.IsNaN(y) {
+		return math.NaN()
+	}
+	return math.Min(x, y)
 }

@@ -102,12 +102,16 @@ var _ = Describe("numerics against independent values", func() {
 		y := apply(f32(2), f32(2), func(x program.Expr) program.Expr { return call(program.Relu, x) }, t32(sh(2), nan, -1))
 		Expect(math.IsNaN(y.F64[0])).To(BeTrue())
 		Expect(y.F64[1]).To(Equal(0.0))
+		inf := float32(math.Inf(1))
 		for _, b := range []program.Builtin{program.Maximum, program.Minimum} {
-			z := apply2(f32(3), f32(3), f32(3),
+			// NaN wins over ±Inf too (NumPy's maximum/minimum; Go's
+			// math.Max(+Inf, NaN) is +Inf, math.Min(-Inf, NaN) is -Inf).
+			z := apply2(f32(7), f32(7), f32(7),
 				func(x, y program.Expr) program.Expr { return call(b, x, y) },
-				t32(sh(3), nan, 1, 5), t32(sh(3), 1, nan, 2))
-			Expect(math.IsNaN(z.F64[0])).To(BeTrue(), b.String())
-			Expect(math.IsNaN(z.F64[1])).To(BeTrue(), b.String())
+				t32(sh(7), nan, 1, 5, inf, nan, -inf, nan), t32(sh(7), 1, nan, 2, nan, inf, nan, -inf))
+			for _, i := range []int{0, 1, 3, 4, 5, 6} {
+				Expect(math.IsNaN(z.F64[i])).To(BeTrue(), "%s element %d: %v", b, i, z.F64)
+			}
 		}
 	})
 
