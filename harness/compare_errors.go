@@ -3,6 +3,7 @@ package harness
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/rextio/rxeq/program/ir"
 )
@@ -70,7 +71,16 @@ func kindName(k error) string {
 	return k.Error()
 }
 
+// describeError is an error's kind and quoted text. A multi-line text (a
+// crashed worker's stderr, a compiler's diagnostics) is quoted up to its
+// first line break and the remaining lines follow as they are, indented,
+// so they read as text rather than as one escaped string.
 func describeError(err error) string {
 	t, k := errorIdentity(err)
-	return fmt.Sprintf("[%s] %q", kindName(k), t)
+	first, rest, multi := strings.Cut(t, "\n")
+	if !multi {
+		return fmt.Sprintf("[%s] %q", kindName(k), t)
+	}
+	rest = strings.TrimRight(rest, "\n")
+	return fmt.Sprintf("[%s] %q\n    %s", kindName(k), first, strings.ReplaceAll(rest, "\n", "\n    "))
 }

@@ -50,4 +50,11 @@ var _ = Describe("CompareErrors", func() {
 		Expect(ok).To(BeFalse())
 		Expect(msg).To(ContainSubstring("[unclassified]"))
 	})
+	It("quotes a multi-line error's first line and indents the rest unescaped", func() {
+		crash := errors.New("native crashed: signal SIGSEGV\nworker stderr (tail):\nSIGSEGV: segmentation violation\n")
+		ok, msg := harness.CompareErrors(nil, crash)
+		Expect(ok).To(BeFalse())
+		Expect(msg).To(Equal("the oracle succeeded but the executor failed: [unclassified] \"native crashed: signal SIGSEGV\"\n" +
+			"    worker stderr (tail):\n    SIGSEGV: segmentation violation"))
+	})
 })
