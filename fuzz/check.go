@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/rextio/rxeq/harness"
+	"github.com/rextio/rxeq/isolate"
 	"github.com/rextio/rxeq/program"
 	"github.com/rextio/rxeq/program/ir"
 	"github.com/rextio/rxeq/tensor"
@@ -324,7 +325,10 @@ func isRuntimeError(err error) bool {
 	return errors.As(err, &re)
 }
 
-// errorKind names an error's kind: the Kind of its *ir.RuntimeError, or
+// errorKind names an error's kind: the Kind of its *ir.RuntimeError; for
+// a crashed or timed-out isolated run, the first line of its text
+// ("native crashed: signal SIGSEGV", "native timed out after 10s"), so a
+// reduction keeps a segfault a segfault rather than any failure; else
 // "unclassified"; "" for nil.
 func errorKind(err error) string {
 	if err == nil {
@@ -333,6 +337,10 @@ func errorKind(err error) string {
 	var re *ir.RuntimeError
 	if errors.As(err, &re) && re.Kind != nil {
 		return re.Kind.Error()
+	}
+	if errors.Is(err, isolate.ErrCrashed) || errors.Is(err, isolate.ErrTimedOut) {
+		first, _, _ := strings.Cut(err.Error(), "\n")
+		return first
 	}
 	return "unclassified"
 }

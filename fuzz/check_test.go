@@ -3,12 +3,14 @@ package fuzz_test
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
 	"github.com/rextio/rxeq/fuzz"
 	"github.com/rextio/rxeq/harness"
+	"github.com/rextio/rxeq/isolate"
 	"github.com/rextio/rxeq/program/ir"
 )
 
@@ -87,6 +89,23 @@ var _ = Describe("Check", func() {
 		Expect(f.GotKind).To(Equal("unclassified"))
 		Expect(f.GotError).To(Equal("skewed failure"))
 		Expect(f.Detail).To(ContainSubstring("the oracle succeeded but the executor failed"))
+	})
+
+	It("tells a segfault from an abort and from other failures of an isolated run", func() {
+		crash := func(sig string) skewed {
+			return skewed{name: "native", err: fmt.Errorf("%w: signal %s\nworker stderr (tail):\n%s at 0x7f00", isolate.ErrCrashed, sig, sig)}
+		}
+		kinds := map[string]fuzz.Signature{}
+		for _, ex := range []skewed{crash("SIGSEGV"), crash("SIGABRT"), {name: "native", err: errSkewed}} {
+			rep, err := fuzz.Check(ctx, []byte(twoFuncs), ex)
+			Expect(err).NotTo(HaveOccurred())
+			f := rep.Findings[0]
+			kinds[f.GotKind] = f.Signature()
+		}
+		Expect(kinds).To(HaveLen(3))
+		Expect(kinds).To(HaveKey("native crashed: signal SIGSEGV"))
+		Expect(kinds).To(HaveKey("native crashed: signal SIGABRT"))
+		Expect(kinds).To(HaveKey("unclassified"))
 	})
 
 	It("turns a panic into a finding", func() {
