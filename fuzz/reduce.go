@@ -3,6 +3,7 @@ package fuzz
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"go/ast"
 	"go/format"
@@ -11,14 +12,45 @@ import (
 	"go/token"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/rextio/rxeq/program"
 )
 
+// ErrBudget is the kind of the error a Reducer returns, with the
+// smallest program found so far, when its budget is spent.
+var ErrBudget = errors.New("reduction budget spent")
+
 // ReduceStats says how a reduction went.
 type ReduceStats struct {
-	Tries    int // candidates tried (each parsed, and tested when it checks)
-	Accepted int // candidates kept
+	Tries    int           // candidates tried (each parsed, and tested when it checks)
+	Tested   int           // candidates that checked and were run through stillFails
+	Accepted int           // candidates kept
+	Elapsed  time.Duration // wall time of the reduction
+}
+
+// A Reducer bounds a reduction. Every candidate costs a full check of the
+// program, which is about half a second with the native backend (a C
+// compile), so `rxeq fuzz` reduces each finding within a budget and
+// saves the smallest program found when it is spent. The zero Reducer
+// has no bound.
+type Reducer struct {
+	// MaxTests stops the reduction after this many candidates were run
+	// through stillFails; 0 means no bound.
+	MaxTests int
+	// MaxTime stops the reduction after this much wall time; the check
+	// running then is cancelled through its context. 0 means no bound.
+	MaxTime time.Duration
+}
+
+// Reduce is Reducer{}.Reduce: a reduction without a budget.
+func Reduce(ctx context.Context, src []byte, stillFails func(context.Context, []byte) bool) ([]byte, ReduceStats, error) {
+	return Reducer{}.Reduce(ctx, src, stillFails)
+}
+
+// ReduceFinding is Reducer{}.ReduceFinding: a reduction without a budget.
+func ReduceFinding(ctx context.Context, src []byte, f Finding, c *Checker) ([]byte, ReduceStats, error) {
+	return Reducer{}.ReduceFinding(ctx, src, f, c)
 }
 
 // Reduce shrinks src while stillFails keeps holding, and returns the
@@ -35,11 +67,14 @@ type ReduceStats struct {
 // Comments other than the file-level directives are not kept (nor are
 // //rx:lock directives, which do not take part in a disagreement).
 //
-// stillFails is called only with programs that check. When ctx ends the
-// best program so far is returned with an error wrapping ctx.Err(). src
-// must check (ErrProgram otherwise).
-func Reduce(ctx context.Context, src []byte, stillFails func([]byte) bool) ([]byte, ReduceStats, error) {
+// stillFails is called only with programs that check, and with a
+// context that ends with ctx or when the time budget is spent. When ctx
+// ends the best program so far is returned with an error wrapping
+// ctx.Err(); when the budget is spent, with an error wrapping ErrBudget.
+// src must check (ErrProgram otherwise).
+func (r Reducer) Reduce(ctx context.Context, src []byte, stillFails func(context.Context, []byte) bool) ([]byte, ReduceStats, error) {
 	var st ReduceStats
+	start := time.Now()
 	if _, err := program.Parse("fuzz.rx", src); err != nil {
 		return src, st, fmt.Errorf("%w: %w", ErrProgram, err)
 	}
@@ -47,35 +82,83 @@ func Reduce(ctx context.Context, src []byte, stillFails func([]byte) bool) ([]by
 	if err != nil {
 		return src, st, err
 	}
-	if !bytes.Equal(cur, src) && !stillFails(cur) {
-		cur = src // the canonical form lost the failure (it should not): reduce from the original's form
+	if r.MaxTime > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeoutCause(ctx, r.MaxTime, fmt.Errorf("%w: %v of reduction time", ErrBudget, r.MaxTime))
+		defer cancel()
+	}
+	// test runs one candidate within the budget; the error is non-nil
+	// when the budget or ctx ended before or during the test.
+	test := func(cand []byte) (fails bool, err error) {
+		if r.MaxTests > 0 && st.Tested >= r.MaxTests {
+			return false, fmt.Errorf("%w: %d candidates tested", ErrBudget, st.Tested)
+		}
+		if ctx.Err() != nil {
+			return false, stopped(ctx)
+		}
+		st.Tested++
+		fails = stillFails(ctx, cand)
+		if ctx.Err() != nil {
+			return false, stopped(ctx) // a test cut short says nothing
+		}
+		return fails, nil
+	}
+	if !bytes.Equal(cur, src) {
+		fails, err := test(cur)
+		if err != nil {
+			st.Elapsed = time.Since(start)
+			return src, st, err
+		}
+		if !fails {
+			cur = src // the canonical form lost the failure (it should not): reduce from the original's form
+		}
 	}
 	for progress := true; progress; {
 		progress = false
 		for _, pass := range passes {
 			for k := 0; ; {
-				if err := ctx.Err(); err != nil {
-					return cur, st, fmt.Errorf("reduce: %w", err)
+				if ctx.Err() != nil {
+					st.Elapsed = time.Since(start)
+					return cur, st, stopped(ctx)
 				}
 				cand, n := applyEdit(cur, pass, k)
 				if k >= n {
 					break
 				}
 				st.Tries++
-				if cand != nil && !bytes.Equal(cand, cur) && checks(cand) && stillFails(cand) {
-					cur = cand
-					st.Accepted++
-					progress = true
-					continue // the same index now names the next site
+				if cand != nil && !bytes.Equal(cand, cur) && checks(cand) {
+					fails, err := test(cand)
+					if err != nil {
+						st.Elapsed = time.Since(start)
+						return cur, st, err
+					}
+					if fails {
+						cur = cand
+						st.Accepted++
+						progress = true
+						continue // the same index now names the next site
+					}
 				}
 				k++
 			}
 		}
 	}
-	if c := compact(cur); checks(c) && stillFails(c) {
-		cur = c
+	if c := compact(cur); !bytes.Equal(c, cur) && checks(c) {
+		if fails, err := test(c); err == nil && fails {
+			cur = c
+		}
 	}
+	st.Elapsed = time.Since(start)
 	return cur, st, nil
+}
+
+// stopped is the error of a reduction whose context ended: the budget's
+// cause, or ctx.Err() wrapped.
+func stopped(ctx context.Context) error {
+	if cause := context.Cause(ctx); errors.Is(cause, ErrBudget) {
+		return cause
+	}
+	return fmt.Errorf("reduce: %w", ctx.Err())
 }
 
 // compact drops the blank lines that deleted statements leave inside
@@ -96,11 +179,12 @@ func compact(src []byte) []byte {
 	return []byte(strings.Join(out, "\n"))
 }
 
-// ReduceFinding reduces src keeping finding f: a candidate still fails
-// when c.Check reports a finding with f's signature.
-func ReduceFinding(ctx context.Context, src []byte, f Finding, c *Checker) ([]byte, ReduceStats, error) {
+// ReduceFinding reduces src within r's budget keeping finding f: a
+// candidate still fails when c.Check reports a finding with f's
+// signature.
+func (r Reducer) ReduceFinding(ctx context.Context, src []byte, f Finding, c *Checker) ([]byte, ReduceStats, error) {
 	sig := f.Signature()
-	return Reduce(ctx, src, func(cand []byte) bool {
+	return r.Reduce(ctx, src, func(ctx context.Context, cand []byte) bool {
 		rep, err := c.Check(ctx, cand)
 		return err == nil && rep.Has(sig)
 	})

@@ -3,6 +3,7 @@ package fuzz_test
 import (
 	"context"
 	"errors"
+	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -11,6 +12,11 @@ import (
 	"github.com/rextio/rxeq/harness"
 	"github.com/rextio/rxeq/program"
 )
+
+// withCtx adapts a predicate that needs no context to Reduce.
+func withCtx(f func([]byte) bool) func(context.Context, []byte) bool {
+	return func(_ context.Context, b []byte) bool { return f(b) }
+}
 
 // firstSeed returns the first seed whose generated program satisfies ok.
 func firstSeed(cfg fuzz.Config, ok func(fuzz.Program) bool) fuzz.Program {
@@ -31,7 +37,7 @@ var _ = Describe("Reduce", func() {
 		p := firstSeed(big, func(p fuzz.Program) bool {
 			return fileHasTanhOfRank2(p.Source) && fuzz.CountStmts(p.Source) > 25
 		})
-		small, st, err := fuzz.Reduce(ctx, p.Source, fileHasTanhOfRank2)
+		small, st, err := fuzz.Reduce(ctx, p.Source, withCtx(fileHasTanhOfRank2))
 		Expect(err).NotTo(HaveOccurred())
 		Expect(fileHasTanhOfRank2(small)).To(BeTrue())
 		_, err = program.Parse("small.rx", small)
@@ -86,7 +92,7 @@ func f(x [B][F]float32, unused [F]float32, n int64) (y [B][F]float32, z [B]float
 	return
 }
 `)
-		small, _, err := fuzz.Reduce(ctx, src, fileHasTanhOfRank2)
+		small, _, err := fuzz.Reduce(ctx, src, withCtx(fileHasTanhOfRank2))
 		Expect(err).NotTo(HaveOccurred())
 		Expect(string(small)).To(Equal(`//rx:batches 1
 //rx:input x normal(0, 1)
@@ -103,19 +109,65 @@ func f(x [B][F]float32) (y [B][F]float32) {
 
 	It("returns the program unchanged when nothing smaller fails", func() {
 		src := []byte("//rx:input x normal(0, 1)\npackage p\n\nfunc f(x [2][2]float32) (y [2][2]float32) {\n\ty = Tanh(x)\n\treturn\n}\n")
-		small, _, err := fuzz.Reduce(ctx, src, func(b []byte) bool { return string(b) == string(src) })
+		small, _, err := fuzz.Reduce(ctx, src, func(_ context.Context, b []byte) bool { return string(b) == string(src) })
 		Expect(err).NotTo(HaveOccurred())
 		Expect(small).To(Equal(src))
 	})
 
 	It("rejects a program that does not check and stops when the context ends", func() {
-		_, _, err := fuzz.Reduce(ctx, []byte("package p\nfunc f() {}\n"), func([]byte) bool { return true })
+		_, _, err := fuzz.Reduce(ctx, []byte("package p\nfunc f() {}\n"), func(context.Context, []byte) bool { return true })
 		Expect(errors.Is(err, fuzz.ErrProgram)).To(BeTrue())
 
 		done, cancel := context.WithCancel(ctx)
 		cancel()
 		p := fuzz.Generate(1, big)
-		_, _, err = fuzz.Reduce(done, p.Source, func([]byte) bool { return true })
+		_, _, err = fuzz.Reduce(done, p.Source, func(context.Context, []byte) bool { return true })
 		Expect(errors.Is(err, context.Canceled)).To(BeTrue())
+	})
+
+	Describe("a budget", func() {
+		It("stops after MaxTests candidates with the smallest failing program so far", func() {
+			p := fuzz.Generate(1, big)
+			tested := 0
+			small, st, err := fuzz.Reducer{MaxTests: 3}.Reduce(ctx, p.Source, func(context.Context, []byte) bool {
+				tested++
+				return true
+			})
+			Expect(errors.Is(err, fuzz.ErrBudget)).To(BeTrue(), "%v", err)
+			Expect(err.Error()).To(ContainSubstring("3 candidates tested"))
+			Expect(tested).To(Equal(3))
+			Expect(st.Tested).To(Equal(3))
+			Expect(st.Accepted).To(BeNumerically(">=", 1))
+			_, perr := program.Parse("small.rx", small)
+			Expect(perr).NotTo(HaveOccurred())
+			Expect(fuzz.CountStmts(small)).To(BeNumerically("<", fuzz.CountStmts(p.Source)))
+		})
+
+		It("cancels the check running when MaxTime is spent and keeps the last failing program", func() {
+			p := fuzz.Generate(1, big)
+			var sawCancel bool
+			small, st, err := fuzz.Reducer{MaxTime: 50 * time.Millisecond}.Reduce(ctx, p.Source, func(c context.Context, b []byte) bool {
+				<-c.Done() // a check that only the budget ends
+				sawCancel = true
+				return true
+			})
+			Expect(errors.Is(err, fuzz.ErrBudget)).To(BeTrue(), "%v", err)
+			Expect(errors.Is(err, context.DeadlineExceeded)).To(BeFalse())
+			Expect(err.Error()).To(ContainSubstring("50ms of reduction time"))
+			Expect(sawCancel).To(BeTrue())
+			Expect(st.Accepted).To(Equal(0), "a check cut short must not count as failing")
+			Expect(small).To(Equal(p.Source))
+		})
+
+		It("reports the caller's cancellation, not the budget, when ctx ends first", func() {
+			p := fuzz.Generate(1, big)
+			c, cancel := context.WithCancel(ctx)
+			_, _, err := fuzz.Reducer{MaxTime: time.Hour, MaxTests: 1000}.Reduce(c, p.Source, func(context.Context, []byte) bool {
+				cancel()
+				return true
+			})
+			Expect(errors.Is(err, context.Canceled)).To(BeTrue(), "%v", err)
+			Expect(errors.Is(err, fuzz.ErrBudget)).To(BeFalse())
+		})
 	})
 })

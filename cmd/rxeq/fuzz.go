@@ -14,6 +14,7 @@ import (
 	"github.com/rextio/rxeq/fuzz"
 	"github.com/rextio/rxeq/harness"
 	"github.com/rextio/rxeq/isolate"
+	"github.com/rextio/rxeq/native"
 )
 
 // fuzzRun is one `rxeq fuzz` session: the generator's settings, the
@@ -28,6 +29,7 @@ type fuzzRun struct {
 	execList string // the --executors value, for the rerun command
 	isolate  bool
 	term     bool // progress on a terminal
+	reducer  fuzz.Reducer
 }
 
 // fuzzStats is what a session found.
@@ -48,17 +50,27 @@ func cmdFuzz(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&r.isolate, "isolate", true, "run native code in a worker process (a crash fails that program, the run goes on)")
 	fs.IntVar(&r.cfg.MaxFuncs, "max-funcs", 0, "most functions per program (default 3)")
 	fs.IntVar(&r.cfg.MaxStmts, "max-stmts", 0, "most top-level statements per function (default 8)")
+	fs.DurationVar(&r.reducer.MaxTime, "reduce-time", time.Minute, "time budget for reducing one finding (0: none); a native candidate costs a C compile, about 0.5 s")
+	fs.IntVar(&r.reducer.MaxTests, "reduce-tests", 0, "most candidate programs tested while reducing one finding (0: no bound)")
+	timeout := fs.Duration("timeout", 10*time.Second, "with --isolate, a native run taking longer is killed and reported as a finding")
 	if err := fs.Parse(args); err != nil {
 		return exitUsage
 	}
-	if fs.NArg() != 0 || r.count < 0 || r.limit < 0 || r.cfg.MaxFuncs < 0 || r.cfg.MaxStmts < 0 {
+	if fs.NArg() != 0 || r.count < 0 || r.limit < 0 || r.cfg.MaxFuncs < 0 || r.cfg.MaxStmts < 0 ||
+		r.reducer.MaxTime < 0 || r.reducer.MaxTests < 0 || *timeout <= 0 {
 		fs.Usage()
 		return exitUsage
 	}
 	if r.count == 0 && r.limit == 0 {
 		r.count = 100
 	}
-	checker, err := buildChecker(r.execList, r.isolate)
+	cache, cleanup, err := fuzzCache()
+	if err != nil {
+		fmt.Fprintf(stderr, "rxeq fuzz: %v\n", err)
+		return exitFail
+	}
+	defer cleanup()
+	checker, err := buildChecker(r.execList, nativeSetup{isolate: r.isolate, cacheDir: cache, timeout: *timeout})
 	if err != nil {
 		fmt.Fprintf(stderr, "rxeq fuzz: %v\n", err)
 		return exitUsage
@@ -81,9 +93,32 @@ func cmdFuzz(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	return exitOK
 }
 
+// fuzzCache returns the native build cache of one fuzz session: $RXEQ_CACHE
+// when it is set, otherwise a fresh private directory (mode 0700) that
+// cleanup removes. Every generated program is a new C library, so a
+// campaign in the user's cache would leave thousands of objects nobody
+// reuses.
+func fuzzCache() (dir string, cleanup func(), err error) {
+	if os.Getenv("RXEQ_CACHE") != "" {
+		return "", func() {}, nil
+	}
+	dir, err = os.MkdirTemp("", "rxeq-fuzz-cache-")
+	if err != nil {
+		return "", nil, fmt.Errorf("creating a build cache for this session: %w", err)
+	}
+	return dir, func() { _ = os.RemoveAll(dir) }, nil
+}
+
+// nativeSetup is how the native executor of a checker runs.
+type nativeSetup struct {
+	isolate  bool          // in a worker process
+	cacheDir string        // "" for $RXEQ_CACHE or the user's cache
+	timeout  time.Duration // one isolated run; 0 for isolate.DefaultTimeout
+}
+
 // buildChecker turns --executors into a checker: the oracle is always the
 // reference; at least one other executor must be listed.
-func buildChecker(list string, isolated bool) (*fuzz.Checker, error) {
+func buildChecker(list string, ns nativeSetup) (*fuzz.Checker, error) {
 	c := &fuzz.Checker{Reference: harness.OracleExecutor{}}
 	seen := map[string]bool{}
 	for _, name := range strings.Split(list, ",") {
@@ -97,10 +132,11 @@ func buildChecker(list string, isolated bool) (*fuzz.Checker, error) {
 		case harness.PathFallback:
 			c.Executors = append(c.Executors, harness.FallbackExecutor{})
 		case harness.PathNative:
-			if isolated {
-				c.Executors = append(c.Executors, isolate.Executor{})
+			opts := native.Options{CacheDir: ns.cacheDir}
+			if ns.isolate {
+				c.Executors = append(c.Executors, isolate.Executor{Options: opts, Timeout: ns.timeout})
 			} else {
-				c.Executors = append(c.Executors, harness.NativeExecutor{})
+				c.Executors = append(c.Executors, harness.NativeExecutor{Options: opts})
 			}
 		default:
 			return nil, fmt.Errorf("unknown executor %q (want oracle, fallback, native)", name)
@@ -172,7 +208,7 @@ func (r *fuzzRun) progress(stderr io.Writer, st fuzzStats, d time.Duration) {
 
 // save reduces p keeping f and writes seed-N.rx and seed-N.reduced.rx.
 func (r *fuzzRun) save(ctx context.Context, p fuzz.Program, f fuzz.Finding, stdout io.Writer) error {
-	small, stats, rerr := fuzz.ReduceFinding(ctx, p.Source, f, r.checker)
+	small, stats, rerr := r.reducer.ReduceFinding(ctx, p.Source, f, r.checker)
 	if err := os.MkdirAll(r.out, 0o755); err != nil {
 		return fmt.Errorf("saving seed %d: %w", p.Seed, err)
 	}
@@ -195,7 +231,7 @@ func (r *fuzzRun) save(ctx context.Context, p fuzz.Program, f fuzz.Finding, stdo
 		return s + " " + file
 	}
 	orig := header(p.Seed, f, rerun, check(base+".rx"), "") + string(p.Source)
-	note := fmt.Sprintf("reduced from %d to %d statements (%d tries)", fuzz.CountStmts(p.Source), fuzz.CountStmts(small), stats.Tries)
+	note := reduceNote(p.Source, small, stats)
 	if rerr != nil {
 		note += fmt.Sprintf("; reduction stopped: %v", rerr)
 	}
@@ -208,6 +244,12 @@ func (r *fuzzRun) save(ctx context.Context, p fuzz.Program, f fuzz.Finding, stdo
 	}
 	fmt.Fprintf(stdout, "FOUND seed %d: %s\n  saved %s.rx and %s.reduced.rx (%s)\n", p.Seed, firstLine(f.String()), base, base, note)
 	return nil
+}
+
+// reduceNote says how a reduction went, in one line.
+func reduceNote(from, to []byte, st fuzz.ReduceStats) string {
+	return fmt.Sprintf("reduced from %d to %d statements (%d candidates, %d tested, %s)",
+		fuzz.CountStmts(from), fuzz.CountStmts(to), st.Tries, st.Tested, st.Elapsed.Round(time.Millisecond))
 }
 
 // header is the comment block a reproducer starts with.
@@ -245,14 +287,18 @@ func cmdReduce(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	execList := fs.String("executors", "oracle,fallback,native", "comma-separated executors: oracle (the reference) and fallback, native")
 	isolated := fs.Bool("isolate", true, "run native code in a worker process")
 	write := fs.Bool("write", false, "write FILE.reduced.rx instead of printing the reduced program")
-	if err := parseInterspersed(fs, args); err != nil || fs.NArg() != 1 {
+	var red fuzz.Reducer
+	fs.DurationVar(&red.MaxTime, "time", 0, "time budget for the reduction (0: none)")
+	fs.IntVar(&red.MaxTests, "max-tests", 0, "most candidate programs tested (0: no bound)")
+	timeout := fs.Duration("timeout", 10*time.Second, "with --isolate, a native run taking longer is killed and reported as a finding")
+	if err := parseInterspersed(fs, args); err != nil || fs.NArg() != 1 || red.MaxTime < 0 || red.MaxTests < 0 || *timeout <= 0 {
 		if err == nil {
 			fs.Usage()
 		}
 		return exitUsage
 	}
 	name := fs.Arg(0)
-	checker, err := buildChecker(*execList, *isolated)
+	checker, err := buildChecker(*execList, nativeSetup{isolate: *isolated, timeout: *timeout})
 	if err != nil {
 		fmt.Fprintf(stderr, "rxeq reduce: %v\n", err)
 		return exitUsage
@@ -276,11 +322,11 @@ func cmdReduce(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	}
 	f := rep.Findings[0]
 	fmt.Fprintf(stderr, "finding: %s\n", firstLine(f.String()))
-	small, stats, err := fuzz.ReduceFinding(ctx, src, f, checker)
+	small, stats, err := red.ReduceFinding(ctx, src, f, checker)
 	if err != nil {
-		fmt.Fprintf(stderr, "rxeq reduce: %v (printing the smallest program so far)\n", err)
+		fmt.Fprintf(stderr, "rxeq reduce: %v (keeping the smallest program so far)\n", err)
 	}
-	fmt.Fprintf(stderr, "reduced from %d to %d statements (%d tries)\n", fuzz.CountStmts(src), fuzz.CountStmts(small), stats.Tries)
+	fmt.Fprintf(stderr, "%s\n", reduceNote(src, small, stats))
 	if *write {
 		out := strings.TrimSuffix(name, ".rx") + ".reduced.rx"
 		if werr := os.WriteFile(out, small, 0o644); werr != nil {
@@ -291,8 +337,8 @@ func cmdReduce(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	} else {
 		_, _ = stdout.Write(small)
 	}
-	if err != nil {
-		return exitFail
+	if err != nil && !errors.Is(err, fuzz.ErrBudget) {
+		return exitFail // cancelled: the program is the smallest so far
 	}
 	return exitOK
 }

@@ -1,0 +1,83 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/rextio/rxeq/fuzz"
+	"github.com/rextio/rxeq/program"
+)
+
+// These specs fuzz the real native backend in worker processes, built
+// with a compiler that links a fault into every tanhf call (the fault
+// object of package isolate's tests): generated code that calls Tanh
+// segfaults, as a miscompiled kernel would.
+var _ = Describe("fuzz and reduce with native code in workers", Ordered, Label("native"), func() {
+	var out, tmp string
+
+	BeforeAll(func() {
+		dir := GinkgoT().TempDir()
+		obj := filepath.Join(dir, "fault_segv.o")
+		msg, err := exec.Command("cc", "-c", "-fPIC", "-o", obj, "../../isolate/testdata/fault_segv.c").CombinedOutput()
+		if err != nil {
+			Skip("no C compiler: " + string(msg))
+		}
+		out = filepath.Join(dir, "findings")
+		tmp = filepath.Join(dir, "tmp")
+		Expect(os.Mkdir(tmp, 0o700)).To(Succeed())
+		// Setenv in BeforeAll lasts until the container's specs are done.
+		GinkgoT().Setenv("CC", "cc -Wl,--wrap=tanhf "+obj)
+		GinkgoT().Setenv("RXEQ_CACHE", "")
+		GinkgoT().Setenv("TMPDIR", tmp)
+	})
+
+	It("reports each crash as a finding, reduces it within the budget and finishes the run", func() {
+		code, stdout, stderr := rxeq("fuzz", "--executors", "oracle,native", "--count", "2", "--max-stmts", "4",
+			"--reduce-tests", "8", "--out", out)
+		Expect(code).To(Equal(1), stdout+stderr)
+		Expect(stdout).To(MatchRegexp(`(?m)^2 programs, [12] findings, [0-9.]+ programs/s$`))
+		Expect(stdout).To(MatchRegexp(`(?m)^FOUND seed 1: native vs oracle: error in f\d batch \d+: the oracle succeeded but the executor failed: \[unclassified\] "native crashed: signal SIGSEGV"$`))
+
+		red, err := os.ReadFile(filepath.Join(out, "seed-1.reduced.rx"))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(string(red)).To(ContainSubstring(`, errors "" vs "native crashed: signal SIGSEGV"`))
+		Expect(string(red)).To(MatchRegexp(`// reduced from \d+ to \d+ statements \(\d+ candidates, \d+ tested, `))
+		Expect(string(red)).To(ContainSubstring("// rerun: rxeq fuzz --seed 1 --count 1 --executors oracle,native"))
+		_, err = program.Parse("seed-1.reduced.rx", red)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(string(red)).To(ContainSubstring("Tanh("))
+		m := regexp.MustCompile(`(\d+) tested`).FindStringSubmatch(string(red))
+		Expect(m).NotTo(BeNil())
+		Expect(strconv.Atoi(m[1])).To(BeNumerically("<=", 8), "the budget bounds the candidates tested")
+
+		By("building into a private cache that is gone afterwards")
+		left, err := filepath.Glob(filepath.Join(tmp, "rxeq-fuzz-cache-*"))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(left).To(BeEmpty())
+	})
+
+	It("reduces a saved reproducer again with rxeq reduce --write", func() {
+		orig := filepath.Join(out, "seed-1.rx")
+		code, stdout, stderr := rxeq("reduce", "--executors", "oracle,native", "--max-tests", "8", "--write", orig)
+		Expect(code).To(Equal(0), stdout+stderr)
+		Expect(stderr).To(MatchRegexp(`(?m)^finding: native vs oracle: error in f\d batch \d+: .*native crashed: signal SIGSEGV`))
+		Expect(stderr).To(MatchRegexp(`(?m)^reduced from \d+ to \d+ statements`))
+		Expect(stderr).To(ContainSubstring("wrote " + filepath.Join(out, "seed-1.reduced.rx")))
+		red, err := os.ReadFile(filepath.Join(out, "seed-1.reduced.rx"))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(fuzz.CountStmts(red)).To(BeNumerically("<", fuzz.CountStmts(mustRead(orig))))
+		Expect(string(red)).To(ContainSubstring("Tanh("))
+	})
+})
+
+func mustRead(name string) []byte {
+	b, err := os.ReadFile(name)
+	Expect(err).NotTo(HaveOccurred())
+	return b
+}
