@@ -37,6 +37,19 @@ func (e *evaluator) call(c *program.Call) (*value, error) {
 		v   *value
 		err error
 	)
+	if e.noise != nil {
+		v, err = e.noise.builtin(c, args)
+	} else {
+		v, err = exactBuiltin(c, args)
+	}
+	if err != nil {
+		return nil, e.internal("%s: %s: %v", c.At, c.Builtin, err)
+	}
+	return v, nil
+}
+
+// exactBuiltin evaluates a float builtin in float64.
+func exactBuiltin(c *program.Call, args []*value) (v *value, err error) {
 	switch c.Builtin {
 	case program.MatMul:
 		v, err = matMul(args[0], args[1])
@@ -51,10 +64,7 @@ func (e *evaluator) call(c *program.Call) (*value, error) {
 	default:
 		v = elementwise(args[0], unaryFunc(c.Builtin))
 	}
-	if err != nil {
-		return nil, e.internal("%s: %s: %v", c.At, c.Builtin, err)
-	}
-	return v, nil
+	return v, err
 }
 
 // arity returns the number of arguments a builtin takes (the axis and

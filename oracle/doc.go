@@ -58,6 +58,36 @@
 //   - ctx is checked before every statement; a cancelled context stops the
 //     run with an error wrapping ctx.Err().
 //
+// # Noise runs
+//
+// RunWith with Options.Noise set evaluates the same tree as one sample of
+// Monte Carlo arithmetic (Parker 1997; the "random rounding" of Verificarlo
+// and CADNA): every value a float32 executor would round is computed in
+// float64 and then stochastically rounded to the float32 grid, to the upper
+// or lower neighbour with probabilities that make the rounding unbiased.
+// Literals, + - * /, Exp, Log, Tanh, Sigmoid (one rounding of its result)
+// and Sqrt round their results; MatMul rounds each product and each partial
+// sum along the inner dimension; Sum and Mean round each partial sum of a
+// lane, in order, and Mean its division; Softmax and LogSoftmax round the
+// subtraction of the lane maximum, each exp, each partial sum, and then each
+// quotient (Softmax) or the log and each final subtraction (LogSoftmax).
+// Negation, Abs, Relu, Maximum, Minimum, Max, Argmax and Transpose are exact
+// on float32 values and round nothing. Overflow and underflow follow from the
+// rounding: a value past the float32 range becomes ±Inf, and 1e-30*1e-30
+// becomes 0 (so a later 0 * -Inf is NaN where the exact run says -Inf).
+//
+// A few noise runs spread around the exact result by about the error that
+// float32 rounding can cause in each output: little for a well-conditioned
+// computation, much for a cancellation, a log(1+tiny) or a rounding error
+// amplified through a loop. That spread is what a noise run is for. It is a
+// sensitivity probe, not a float32 executor: it reproduces neither the
+// round-to-nearest results, nor the summation order, blocking, fused
+// multiply-adds or math library of any executor, and a float64 intermediate
+// of a composite (the float64 sum before its rounding, say) is itself rounded
+// once to float64 first. Its results are float64 tensors holding float32
+// values. The same generator state gives the same results; the exact path
+// (Run, or a nil Noise) is unchanged by all this.
+//
 // Anything the checker should have prevented (an unknown builtin, a shape
 // that does not fit, a result never assigned) is an error of kind
 // ErrInternal, never a panic; a panic in the evaluator is recovered at the

@@ -14,7 +14,11 @@ func (e *evaluator) expr(x program.Expr) (*value, error) {
 		}
 		return v, nil
 	case *program.FloatLit:
-		return floatValue(nil, []float64{x.Value}), nil
+		v := x.Value
+		if e.noise != nil {
+			v = e.noise.round(v)
+		}
+		return floatValue(nil, []float64{v}), nil
 	case *program.IntLit:
 		return intScalar(x.Value), nil
 	case *program.Unary:
@@ -87,6 +91,9 @@ func (e *evaluator) binary(x *program.Binary) (*value, error) {
 		f := floatOp(x.Op)
 		if f == nil {
 			return nil, e.internal("%s: operator %d on floats", x.At, x.Op)
+		}
+		if e.noise != nil {
+			f = e.noise.binary(f)
 		}
 		v, err := broadcast(l, r, f)
 		if err != nil {

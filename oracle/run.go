@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 
 	"github.com/rextio/rxeq/program"
 	"github.com/rextio/rxeq/program/ir"
@@ -25,7 +26,54 @@ var ErrInternal = errors.New("oracle internal error")
 // remainder) is an *ir.RuntimeError too. Cancellation returns an error
 // wrapping ctx.Err(); inconsistencies the checker should have prevented
 // return an error of kind ErrInternal. Run never panics.
-func Run(ctx context.Context, fn *program.Func, inputs map[string]*tensor.Tensor) (out map[string]*tensor.Tensor, err error) {
+//
+// Run is RunWith with the zero Options.
+func Run(ctx context.Context, fn *program.Func, inputs map[string]*tensor.Tensor) (map[string]*tensor.Tensor, error) {
+	return RunWith(ctx, fn, inputs, Options{})
+}
+
+// Options configure RunWith. The zero Options is Run's exact float64
+// evaluation.
+type Options struct {
+	// Noise, when non-nil, makes the run one sample of float32 execution
+	// under stochastic rounding (Monte Carlo arithmetic, "random rounding"):
+	// every float value a float32 executor would round is computed in
+	// float64 and then replaced by one of the two float32 values around it,
+	// the upper one with probability (x-lo)/(hi-lo), so the rounding is
+	// unbiased. This covers float literals, the result of every + - * / and
+	// of Exp, Log, Tanh, Sigmoid and Sqrt, and every intermediate of the
+	// composite builtins: each product and partial sum of MatMul, each
+	// partial sum of Sum and Mean and Mean's division, and in Softmax and
+	// LogSoftmax the subtraction of the lane maximum, each exp, each partial
+	// sum, the division (Softmax), the log and the final subtraction
+	// (LogSoftmax). Operations that are exact on float32 values (negation,
+	// Abs, Relu, Maximum, Minimum, Max, Argmax, Transpose) round nothing.
+	// Values beyond the float32 range overflow to ±Inf and values far below
+	// the smallest subnormal become ±0, as in float32.
+	//
+	// The spread of several such runs around the exact (Noise == nil) result
+	// measures how sensitive each output is to float32 rounding. A noise
+	// run is a sensitivity probe, not a float32 executor: it does not
+	// reproduce the rounding, summation order, fused multiply-adds or
+	// library functions of any executor. Results are still returned as
+	// float64 tensors (holding float32 values).
+	//
+	// The run draws from Noise in evaluation order, so the same generator
+	// state and inputs give the same results. A *rand.Rand is not safe for
+	// concurrent use: give each concurrent run its own.
+	Noise *rand.Rand
+	// Nearest, when Noise is nil, rounds at the same points to the nearest
+	// float32 (ties to even), as a float32 executor does: one
+	// deterministic sample beside the random ones, which catches a
+	// divergence that random rounding reaches only now and then (a
+	// Minimum that picks the other side when a sum lands just below 1
+	// instead of just above). Like a noise run it is a probe, not an
+	// executor.
+	Nearest bool
+}
+
+// RunWith is Run with options; see Options.
+func RunWith(ctx context.Context, fn *program.Func, inputs map[string]*tensor.Tensor, opts Options) (out map[string]*tensor.Tensor, err error) {
 	if fn == nil {
 		return nil, fmt.Errorf("%w: nil function", ErrInternal)
 	}
@@ -43,6 +91,9 @@ func Run(ctx context.Context, fn *program.Func, inputs map[string]*tensor.Tensor
 		return nil, err
 	}
 	e := &evaluator{ctx: ctx, fn: fn, env: env, vars: map[int]*value{}}
+	if opts.Noise != nil || opts.Nearest {
+		e.noise = &noise{r: opts.Noise}
+	}
 	for _, p := range fn.Params {
 		v, err := fromTensor(inputs[p.Name])
 		if err != nil {
@@ -62,6 +113,9 @@ type evaluator struct {
 	fn   *program.Func
 	env  map[string]int64 // symbolic dimensions bound from the inputs
 	vars map[int]*value
+	// noise is nil for the exact evaluation, else the stochastic rounding
+	// applied after every float32 rounding point (see Options.Noise).
+	noise *noise
 }
 
 // internal returns an ErrInternal error naming the function.
