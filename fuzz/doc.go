@@ -46,4 +46,18 @@
 // //rx:tolerance directives still win), NaN positions and Inf signs must
 // match, int64 outputs match exactly except argmax near-ties of a float
 // result's scores, and errors must have the same kind and text.
+//
+// Bounded magnitudes do not bound rounding error: a loop can feed a
+// chaotic map or a sum broadcast back into itself, and float32 can round
+// log(1 + 1e-8) to 0 or a product of tiny values to 0 just before an
+// infinity. So the checker measures, rather than guesses, how far float32
+// rounding can move each output element: each function also runs through
+// the oracle with every intermediate value stochastically rounded to
+// float32 (Monte Carlo arithmetic, oracle.Options.Noise), and an element's
+// tolerance grows by NoiseFactor times the deviation those runs show; an
+// element whose NaN/Inf class or integer value changes under noise is not
+// compared. Where the computation is well-conditioned the noise runs
+// agree with the exact result and the plain tolerance applies, so a wrong
+// kernel is still caught (the perturbed-Tanh test in cmd/rxeq proves it).
+// Report.Excused counts the elements the noise excused.
 package fuzz
