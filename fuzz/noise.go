@@ -112,9 +112,10 @@ func class(x float64) int {
 // tolerance but that the noise excuses replaced by the reference's value,
 // and how many it replaced: elements s marks unstable, and float elements
 // within the output's tolerance widened by NoiseFactor times their
-// spread. The comparison that follows then judges
-// only what float32 rounding cannot explain. got is not modified.
-func (s *sensitivity) relax(got, want map[string]*tensor.Tensor, tols map[string]harness.Tolerance) (map[string]*tensor.Tensor, int) {
+// spread. Only the outputs named in only are relaxed. The comparison that
+// follows then judges only what float32 rounding cannot explain. got is
+// not modified.
+func (s *sensitivity) relax(got, want map[string]*tensor.Tensor, tols map[string]harness.Tolerance, only map[string]bool) (map[string]*tensor.Tensor, int) {
 	if s == nil {
 		return got, 0
 	}
@@ -123,7 +124,7 @@ func (s *sensitivity) relax(got, want map[string]*tensor.Tensor, tols map[string
 	for name, g := range got {
 		out[name] = g
 		w := want[name]
-		if w == nil || g.Len() != w.Len() || len(g.Shape) != len(w.Shape) {
+		if !only[name] || w == nil || g.Len() != w.Len() || len(g.Shape) != len(w.Shape) {
 			continue
 		}
 		unstable, spread, tol := s.unstable[name], s.spread[name], tols[name]
