@@ -27,3 +27,11 @@ go test -count=1 ./...
 echo "== short fuzz runs (the committed corpora were replayed by go test above)"
 go test ./program -run '^$' -fuzz FuzzParse -fuzztime 20s
 go test ./harness -run '^$' -fuzz FuzzCompare -fuzztime 20s
+# Random programs, oracle vs fallback, driven by Go's fuzzer.
+go test ./fuzz -run '^$' -fuzz FuzzDifferential -fuzztime 30s
+# Random programs through all three executors, native code in workers.
+# Fixed seeds, so a finding here reproduces with the command it prints.
+out=$(mktemp -d)
+go run ./cmd/rxeq fuzz --seed 1 --count 30 --executors oracle,fallback,native --out "$out/findings" \
+  || { cat "$out"/findings/*.reduced.rx 2>/dev/null; exit 1; }
+rm -rf "$out"

@@ -30,6 +30,16 @@ type fuzzRun struct {
 	isolate  bool
 	term     bool // progress on a terminal
 	reducer  fuzz.Reducer
+	noise    int // --noise-runs
+}
+
+// noiseRuns maps --noise-runs (0: none) to fuzz.Checker.NoiseRuns (0:
+// the default, negative: none).
+func noiseRuns(flag int) int {
+	if flag == 0 {
+		return -1
+	}
+	return flag
 }
 
 // fuzzStats is what a session found.
@@ -54,11 +64,12 @@ func cmdFuzz(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.DurationVar(&r.reducer.MaxTime, "reduce-time", time.Minute, "time budget for reducing one finding (0: none); a native candidate costs a C compile, about 0.5 s")
 	fs.IntVar(&r.reducer.MaxTests, "reduce-tests", 0, "most candidate programs tested while reducing one finding (0: no bound)")
 	timeout := fs.Duration("timeout", 10*time.Second, "with --isolate, a native run taking longer is killed and reported as a finding")
+	noise := fs.Int("noise-runs", fuzz.DefaultNoiseRuns, "oracle runs rounding to float32 that measure how far rounding can move an output that disagrees (0: none, plain tolerance)")
 	if err := fs.Parse(args); err != nil {
 		return exitUsage
 	}
 	if fs.NArg() != 0 || r.count < 0 || r.limit < 0 || r.cfg.MaxFuncs < 0 || r.cfg.MaxStmts < 0 ||
-		r.reducer.MaxTime < 0 || r.reducer.MaxTests < 0 || *timeout <= 0 {
+		r.reducer.MaxTime < 0 || r.reducer.MaxTests < 0 || *timeout <= 0 || *noise < 0 {
 		fs.Usage()
 		return exitUsage
 	}
@@ -76,6 +87,8 @@ func cmdFuzz(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "rxeq fuzz: %v\n", err)
 		return exitUsage
 	}
+	checker.NoiseRuns = noiseRuns(*noise)
+	r.noise = *noise
 	r.checker = checker
 	r.term = isTerminal(stderr)
 	st, err := r.loop(ctx, stdout, stderr)
@@ -226,12 +239,17 @@ func (r *fuzzRun) save(ctx context.Context, p fuzz.Program, f fuzz.Finding, stdo
 	if r.cfg.MaxStmts > 0 {
 		rerun += fmt.Sprintf(" --max-stmts %d", r.cfg.MaxStmts)
 	}
+	noise := ""
+	if r.noise != fuzz.DefaultNoiseRuns {
+		noise = fmt.Sprintf(" --noise-runs %d", r.noise)
+	}
+	rerun += noise
 	check := func(file string) string {
 		s := "rxeq reduce --executors " + r.execList
 		if !r.isolate {
 			s += " --isolate=false"
 		}
-		return s + " " + file
+		return s + noise + " " + file
 	}
 	orig := header(p.Seed, f, rerun, check(base+".rx"), "") + string(p.Source)
 	note := reduceNote(p.Source, small, stats)
@@ -294,7 +312,8 @@ func cmdReduce(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	fs.DurationVar(&red.MaxTime, "time", 0, "time budget for the reduction (0: none)")
 	fs.IntVar(&red.MaxTests, "max-tests", 0, "most candidate programs tested (0: no bound)")
 	timeout := fs.Duration("timeout", 10*time.Second, "with --isolate, a native run taking longer is killed and reported as a finding")
-	if err := parseInterspersed(fs, args); err != nil || fs.NArg() != 1 || red.MaxTime < 0 || red.MaxTests < 0 || *timeout <= 0 {
+	noise := fs.Int("noise-runs", fuzz.DefaultNoiseRuns, "oracle runs rounding to float32 that measure how far rounding can move an output that disagrees (0: none, plain tolerance)")
+	if err := parseInterspersed(fs, args); err != nil || fs.NArg() != 1 || red.MaxTime < 0 || red.MaxTests < 0 || *timeout <= 0 || *noise < 0 {
 		if err == nil {
 			fs.Usage()
 		}
@@ -306,6 +325,7 @@ func cmdReduce(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		fmt.Fprintf(stderr, "rxeq reduce: %v\n", err)
 		return exitUsage
 	}
+	checker.NoiseRuns = noiseRuns(*noise)
 	src, err := os.ReadFile(name)
 	if err != nil {
 		fmt.Fprintf(stderr, "rxeq reduce: %v\n", err)

@@ -135,6 +135,8 @@ var _ = Describe("fuzz", Label("fuzz"), func() {
 			{"fuzz", "--reduce-tests", "-3"},
 			{"fuzz", "--timeout", "0s"},
 			{"reduce", "--max-tests", "-1", "a.rx"},
+			{"reduce", "--noise-runs", "-1", "a.rx"},
+			{"fuzz", "--noise-runs", "-2"},
 			{"reduce"},
 			{"reduce", "a.rx", "b.rx"},
 			{"reduce", "--executors", "bogus", "a.rx"},
@@ -158,6 +160,24 @@ var _ = Describe("fuzz", Label("fuzz"), func() {
 			Expect(code).To(Equal(1))
 			Expect(out).To(BeEmpty())
 			Expect(errOut).To(ContainSubstring("no finding"))
+		})
+
+		It("reduces an ill-conditioned program only when told to ignore rounding noise", func() {
+			// -Inf in float64, NaN in float32 (0 · -Inf after tiny*tiny
+			// underflows): rounding noise explains it, so by default there
+			// is nothing to reduce; with --noise-runs 0 it is a finding.
+			file := "../../fuzz/testdata/noise/underflow_times_inf.rx"
+			code, _, errOut := rxeq("reduce", "--executors", "oracle,fallback", file)
+			Expect(code).To(Equal(1))
+			Expect(errOut).To(ContainSubstring("no finding"))
+
+			code, out, errOut := rxeq("reduce", "--executors", "oracle,fallback", "--noise-runs", "0", file)
+			Expect(code).To(Equal(0), errOut)
+			Expect(errOut).To(ContainSubstring("finding: fallback vs oracle: mismatch in f2 batch 1: out2: 1 / 1 mismatched (100.0%); first mismatches: [] want -Inf got NaN"))
+			Expect(errOut).To(MatchRegexp(`(?m)^reduced from 4 to \d statements`))
+			_, err := program.Parse("reduced.rx", []byte(out))
+			Expect(err).NotTo(HaveOccurred())
+			Expect(out).To(ContainSubstring("MatMul("))
 		})
 
 		It("exits 2 on a file that does not check", func() {
