@@ -118,3 +118,16 @@ func fileHasTanhOfRank2(src []byte) bool {
 }
 
 var errSkewed = errors.New("skewed failure")
+
+// counting is an executor that counts its preparations.
+type counting struct {
+	harness.Executor
+	prepared int
+}
+
+func (c *counting) Name() string { return "counting" }
+
+func (c *counting) Prepare(ctx context.Context, f *program.File, p *ir.Program) (harness.Prepared, error) {
+	c.prepared++
+	return c.Executor.Prepare(ctx, f, p)
+}

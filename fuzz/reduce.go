@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rextio/rxeq/harness"
 	"github.com/rextio/rxeq/program"
 )
 
@@ -181,13 +182,33 @@ func compact(src []byte) []byte {
 
 // ReduceFinding reduces src within r's budget keeping finding f: a
 // candidate still fails when c.Check reports a finding with f's
-// signature.
+// signature. Candidates run only through the executor f names (and the
+// reference): a fallback finding does not pay for a C compile per
+// candidate because native is also in c.
 func (r Reducer) ReduceFinding(ctx context.Context, src []byte, f Finding, c *Checker) ([]byte, ReduceStats, error) {
 	sig := f.Signature()
+	only := c.only(f.Executor)
 	return r.Reduce(ctx, src, func(ctx context.Context, cand []byte) bool {
-		rep, err := c.Check(ctx, cand)
+		rep, err := only.Check(ctx, cand)
 		return err == nil && rep.Has(sig)
 	})
+}
+
+// only returns a copy of c whose executors are those named name, or c
+// itself when none is (a finding of the reference).
+func (c *Checker) only(name string) *Checker {
+	var keep []harness.Executor
+	for _, e := range c.Executors {
+		if e.Name() == name {
+			keep = append(keep, e)
+		}
+	}
+	if len(keep) == 0 {
+		return c
+	}
+	d := *c
+	d.Executors = keep
+	return &d
 }
 
 // CountStmts counts the statements of every function body of src, nested

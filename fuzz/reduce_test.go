@@ -73,6 +73,27 @@ var _ = Describe("Reduce", func() {
 		Expect(f.Batches).To(Equal([]int{1}))
 	})
 
+	It("runs candidates only through the executor that disagreed", func() {
+		sk := skewed{name: "skewed", delta: 0.01, trigger: hasTanhOfRank2}
+		other := &counting{Executor: harness.FallbackExecutor{}}
+		c := &fuzz.Checker{Executors: []harness.Executor{other, sk}}
+		var finding fuzz.Finding
+		p := firstSeed(big, func(p fuzz.Program) bool {
+			rep, err := c.Check(ctx, p.Source)
+			if err != nil || rep.OK() {
+				return false
+			}
+			finding = rep.Findings[0]
+			return true
+		})
+		Expect(finding.Executor).To(Equal("skewed"))
+		before := other.prepared
+		_, st, err := fuzz.ReduceFinding(ctx, p.Source, finding, c)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(st.Tested).To(BeNumerically(">", 0))
+		Expect(other.prepared).To(Equal(before), "the executor that agreed was run during the reduction")
+	})
+
 	It("drops the directives of parameters it removes", func() {
 		src := []byte(`//rx:batches 1 3
 //rx:input x normal(0, 1)
