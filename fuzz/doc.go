@@ -7,10 +7,12 @@
 // The pieces are meant to be composed by a driver (the `rxeq fuzz`
 // command, the Go-native fuzz target FuzzDifferential):
 //
+//	c := &fuzz.Checker{}                           // oracle vs fallback
 //	p := fuzz.Generate(seed, fuzz.Config{})
-//	rep, err := fuzz.Check(ctx, p.Source)          // oracle vs fallback
+//	rep, err := c.Check(ctx, p.Source)
 //	if err == nil && !rep.OK() {
-//		small := fuzz.ReduceFinding(ctx, p.Source, rep.Findings[0], checker)
+//		r := fuzz.Reducer{MaxTime: time.Minute}
+//		small, _, _ := r.ReduceFinding(ctx, p.Source, rep.Findings[0], c)
 //		…save p.Source and small…
 //	}
 //

@@ -8,7 +8,10 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
+	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/rextio/rxeq/fuzz"
@@ -31,6 +34,7 @@ type fuzzRun struct {
 	term     bool // progress on a terminal
 	reducer  fuzz.Reducer
 	noise    int // --noise-runs
+	parallel int // programs checked at once; 0 means 1
 }
 
 // noiseRuns maps --noise-runs (0: none) to fuzz.Checker.NoiseRuns (0:
@@ -65,11 +69,12 @@ func cmdFuzz(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&r.reducer.MaxTests, "reduce-tests", 0, "most candidate programs tested while reducing one finding (0: no bound)")
 	timeout := fs.Duration("timeout", 10*time.Second, "with --isolate, a native run taking longer is killed and reported as a finding")
 	noise := fs.Int("noise-runs", fuzz.DefaultNoiseRuns, "oracle runs rounding to float32 that measure how far rounding can move an output that disagrees (0: none, plain tolerance)")
+	fs.IntVar(&r.parallel, "parallel", runtime.GOMAXPROCS(0), "programs checked at once")
 	if err := fs.Parse(args); err != nil {
 		return exitUsage
 	}
 	if fs.NArg() != 0 || r.count < 0 || r.limit < 0 || r.cfg.MaxFuncs < 0 || r.cfg.MaxStmts < 0 ||
-		r.reducer.MaxTime < 0 || r.reducer.MaxTests < 0 || *timeout <= 0 || *noise < 0 {
+		r.reducer.MaxTime < 0 || r.reducer.MaxTests < 0 || *timeout <= 0 || *noise < 0 || r.parallel < 1 {
 		fs.Usage()
 		return exitUsage
 	}
@@ -163,52 +168,132 @@ func buildChecker(list string, ns nativeSetup) (*fuzz.Checker, error) {
 	return c, nil
 }
 
+// outcome is what one program of a session gave.
+type outcome struct {
+	i         int  // the program's index: its seed is r.seed + i
+	checked   bool // the program checked and ran (else msg says why not)
+	cancelled bool // ctx ended while it ran: it does not count
+	rep       *fuzz.Report
+	msg       string // the FOUND text, or why the program did not check
+	err       error  // the finding could not be saved: the session stops
+}
+
 // loop generates, checks, reduces and saves until count programs ran,
-// the time limit passed or ctx ended.
-func (r *fuzzRun) loop(ctx context.Context, stdout, stderr io.Writer) (fuzzStats, error) {
-	var st fuzzStats
+// the time limit passed or ctx ended. Programs run on r.parallel
+// goroutines (at least one); their results are taken in seed order, so
+// the summary, the progress and the saved files do not depend on
+// scheduling (with --time, how many programs finish does).
+func (r *fuzzRun) loop(parent context.Context, stdout, stderr io.Writer) (fuzzStats, error) {
 	start := time.Now()
-	defer func() { st.elapsed = time.Since(start) }()
-	for i := 0; r.count == 0 || i < r.count; i++ {
-		if ctx.Err() != nil {
-			st.elapsed = time.Since(start)
-			return st, ctx.Err()
+	ctx, cancel := context.WithCancel(parent)
+	defer cancel()
+
+	var mu sync.Mutex
+	next := 0
+	take := func() (int, bool) {
+		mu.Lock()
+		defer mu.Unlock()
+		if ctx.Err() != nil || (r.count > 0 && next >= r.count) || (r.limit > 0 && time.Since(start) >= r.limit) {
+			return 0, false
 		}
-		if r.limit > 0 && time.Since(start) >= r.limit {
-			break
-		}
-		seed := r.seed + uint64(i)
-		p := fuzz.Generate(seed, r.cfg)
-		rep, err := r.checker.Check(ctx, p.Source)
-		if err != nil {
-			if ctx.Err() != nil {
-				st.elapsed = time.Since(start)
-				return st, ctx.Err()
+		next++
+		return next - 1, true
+	}
+	results := make(chan outcome)
+	var wg sync.WaitGroup
+	for range max(r.parallel, 1) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i, ok := take(); ok; i, ok = take() {
+				results <- r.one(ctx, i)
 			}
+		}()
+	}
+	go func() {
+		wg.Wait()
+		close(results)
+	}()
+
+	var st fuzzStats
+	var fatal error
+	apply := func(o outcome) {
+		switch {
+		case o.cancelled:
+		case o.err != nil:
+			if fatal == nil {
+				fatal = o.err
+				cancel()
+			}
+		case !o.checked:
 			// A generated program that does not check is a generator bug:
 			// report it and go on.
-			fmt.Fprintf(stderr, "\rseed %d: %v\n", seed, err)
-			continue
-		}
-		st.programs++
-		st.excused += rep.Excused
-		if !rep.OK() {
-			if st.findings == 0 {
-				st.firstFound = seed
+			fmt.Fprintf(stderr, "\r%s\n", o.msg)
+		default:
+			st.programs++
+			st.excused += o.rep.Excused
+			if !o.rep.OK() {
+				if st.findings == 0 {
+					st.firstFound = r.seed + uint64(o.i)
+				}
+				st.findings++
+				fmt.Fprint(stdout, o.msg)
 			}
-			st.findings++
-			if err := r.save(ctx, p, rep.Findings[0], stdout); err != nil {
-				st.elapsed = time.Since(start)
-				return st, err
-			}
+			r.progress(stderr, st, time.Since(start))
 		}
-		r.progress(stderr, st, time.Since(start))
+	}
+	pending := map[int]outcome{}
+	want := 0
+	for o := range results {
+		pending[o.i] = o
+		for o, ok := pending[want]; ok; o, ok = pending[want] {
+			delete(pending, want)
+			want++
+			apply(o)
+		}
+	}
+	// What is left followed a program cut short by cancellation.
+	rest := make([]int, 0, len(pending))
+	for i := range pending {
+		rest = append(rest, i)
+	}
+	sort.Ints(rest)
+	for _, i := range rest {
+		apply(pending[i])
 	}
 	if r.term {
 		fmt.Fprint(stderr, "\r\033[K")
 	}
 	st.elapsed = time.Since(start)
+	switch {
+	case fatal != nil:
+		return st, fatal
+	case parent.Err() != nil:
+		return st, parent.Err()
+	}
 	return st, nil
+}
+
+// one generates, checks and, when it disagrees, reduces and saves
+// program i.
+func (r *fuzzRun) one(ctx context.Context, i int) outcome {
+	seed := r.seed + uint64(i)
+	p := fuzz.Generate(seed, r.cfg)
+	rep, err := r.checker.Check(ctx, p.Source)
+	switch {
+	case ctx.Err() != nil:
+		return outcome{i: i, cancelled: true}
+	case err != nil:
+		return outcome{i: i, msg: fmt.Sprintf("seed %d: %v", seed, err)}
+	}
+	o := outcome{i: i, checked: true, rep: rep}
+	if !rep.OK() {
+		o.msg, o.err = r.save(ctx, p, rep.Findings[0])
+		if o.err != nil && ctx.Err() != nil {
+			return outcome{i: i, cancelled: true}
+		}
+	}
+	return o
 }
 
 func (r *fuzzRun) progress(stderr io.Writer, st fuzzStats, d time.Duration) {
@@ -222,11 +307,12 @@ func (r *fuzzRun) progress(stderr io.Writer, st fuzzStats, d time.Duration) {
 	}
 }
 
-// save reduces p keeping f and writes seed-N.rx and seed-N.reduced.rx.
-func (r *fuzzRun) save(ctx context.Context, p fuzz.Program, f fuzz.Finding, stdout io.Writer) error {
+// save reduces p keeping f, writes seed-N.rx and seed-N.reduced.rx and
+// returns the lines that announce them.
+func (r *fuzzRun) save(ctx context.Context, p fuzz.Program, f fuzz.Finding) (string, error) {
 	small, stats, rerr := r.reducer.ReduceFinding(ctx, p.Source, f, r.checker)
 	if err := os.MkdirAll(r.out, 0o755); err != nil {
-		return fmt.Errorf("saving seed %d: %w", p.Seed, err)
+		return "", fmt.Errorf("saving seed %d: %w", p.Seed, err)
 	}
 	base := filepath.Join(r.out, fmt.Sprintf("seed-%d", p.Seed))
 	rerun := fmt.Sprintf("rxeq fuzz --seed %d --count 1 --executors %s", p.Seed, r.execList)
@@ -258,13 +344,12 @@ func (r *fuzzRun) save(ctx context.Context, p fuzz.Program, f fuzz.Finding, stdo
 	}
 	red := header(p.Seed, f, rerun, check(base+".reduced.rx"), note) + string(small)
 	if err := os.WriteFile(base+".rx", []byte(orig), 0o644); err != nil {
-		return fmt.Errorf("saving seed %d: %w", p.Seed, err)
+		return "", fmt.Errorf("saving seed %d: %w", p.Seed, err)
 	}
 	if err := os.WriteFile(base+".reduced.rx", []byte(red), 0o644); err != nil {
-		return fmt.Errorf("saving seed %d: %w", p.Seed, err)
+		return "", fmt.Errorf("saving seed %d: %w", p.Seed, err)
 	}
-	fmt.Fprintf(stdout, "FOUND seed %d: %s\n  saved %s.rx and %s.reduced.rx (%s)\n", p.Seed, firstLine(f.String()), base, base, note)
-	return nil
+	return fmt.Sprintf("FOUND seed %d: %s\n  saved %s.rx and %s.reduced.rx (%s)\n", p.Seed, firstLine(f.String()), base, base, note), nil
 }
 
 // reduceNote says how a reduction went, in one line.

@@ -5,7 +5,9 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
+	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -137,6 +139,7 @@ var _ = Describe("fuzz", Label("fuzz"), func() {
 			{"reduce", "--max-tests", "-1", "a.rx"},
 			{"reduce", "--noise-runs", "-1", "a.rx"},
 			{"fuzz", "--noise-runs", "-2"},
+			{"fuzz", "--parallel", "0"},
 			{"reduce"},
 			{"reduce", "a.rx", "b.rx"},
 			{"reduce", "--executors", "bogus", "a.rx"},
@@ -215,6 +218,32 @@ func f(x [B]float32) (y [B]float32) {
 			rep, err = tight.Check(context.Background(), below)
 			Expect(err).NotTo(HaveOccurred())
 			Expect(rep.OK()).To(BeTrue(), "%v", rep.Findings)
+		})
+
+		It("finds the same programs, in the same order, on several goroutines", func() {
+			elapsed := regexp.MustCompile(`, [0-9.]+(ms|s|µs)\)`)
+			session := func(parallel int) (fuzzStats, string, []string) {
+				dir := GinkgoT().TempDir()
+				r := &fuzzRun{seed: 1, count: 12, checker: checker, out: dir, execList: "oracle,fallback", parallel: parallel}
+				var out bytes.Buffer
+				st, err := r.loop(context.Background(), &out, GinkgoWriter)
+				Expect(err).NotTo(HaveOccurred())
+				entries, err := os.ReadDir(dir)
+				Expect(err).NotTo(HaveOccurred())
+				var names []string
+				for _, e := range entries {
+					names = append(names, e.Name())
+				}
+				text := strings.ReplaceAll(elapsed.ReplaceAllString(out.String(), ", T)"), dir, "DIR")
+				st.elapsed = 0
+				return st, text, names
+			}
+			st1, out1, files1 := session(1)
+			st3, out3, files3 := session(3)
+			Expect(st1.findings).To(BeNumerically(">", 1), "the comparison needs several findings")
+			Expect(st3).To(Equal(st1))
+			Expect(out3).To(Equal(out1))
+			Expect(files3).To(Equal(files1))
 		})
 
 		It("is found within the bound, saved, and reduced to a small reproducer that fails the same way", func() {
