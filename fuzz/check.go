@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
 	"sort"
 	"strings"
 
@@ -74,6 +75,9 @@ func (f Finding) String() string {
 	if f.Batch > 0 {
 		where += fmt.Sprintf(" batch %d", f.Batch)
 	}
+	if where == "" {
+		return fmt.Sprintf("%s vs %s: %s: %s", f.Executor, f.Reference, f.Kind, f.Detail)
+	}
 	return fmt.Sprintf("%s vs %s: %s in %s: %s", f.Executor, f.Reference, f.Kind, where, f.Detail)
 }
 
@@ -88,10 +92,14 @@ type Signature struct {
 	Func               string
 	Output             string
 	RefKind, GotKind   string
-	PanicOrPrepareText string // the first line of the panic or preparation error
+	PanicOrPrepareText string // the panic's or preparation error's stable text (see Finding.Signature)
 }
 
-// Signature returns the finding's signature.
+// Signature returns the finding's signature. For a panic or a failed
+// preparation it keeps the text that does not change while the program
+// shrinks: a C compiler's first "error: " diagnostic without its
+// location, else the first line, with paths and numbers replaced by PATH
+// and N.
 func (f Finding) Signature() Signature {
 	s := Signature{Kind: f.Kind, Reference: f.Reference, Executor: f.Executor, Func: f.Func}
 	switch f.Kind {
@@ -100,9 +108,30 @@ func (f Finding) Signature() Signature {
 	case KindError, KindReference:
 		s.RefKind, s.GotKind = f.RefKind, f.GotKind
 	case KindPanic, KindPrepare:
-		s.PanicOrPrepareText, _, _ = strings.Cut(f.Detail, "\n")
+		s.PanicOrPrepareText = stableText(f.Detail)
 	}
 	return s
+}
+
+var (
+	pathPattern   = regexp.MustCompile(`(/[^\s:"'/]+)+/?`)
+	numberPattern = regexp.MustCompile(`[0-9]+`)
+	// diagnosticPattern is a C compiler's "file:line:col: error: text".
+	diagnosticPattern = regexp.MustCompile(`(?m):[0-9]+:[0-9]+: (error: .*)$`)
+)
+
+// stableText is the part of a preparation error or a panic that stays the
+// same while its program shrinks: the C compiler's first diagnostic
+// without its file:line:col (or else the first line), with paths and
+// numbers blotted out ("index out of range [N] with length N"; a
+// generated file's path names a fresh directory on every build).
+func stableText(detail string) string {
+	line, _, _ := strings.Cut(detail, "\n")
+	if m := diagnosticPattern.FindStringSubmatch(detail); m != nil {
+		line = m[1]
+	}
+	line = pathPattern.ReplaceAllString(line, "PATH")
+	return numberPattern.ReplaceAllString(line, "N")
 }
 
 // Report is the result of checking one program.

@@ -108,6 +108,30 @@ var _ = Describe("Check", func() {
 		Expect(kinds).To(HaveKey("unclassified"))
 	})
 
+	It("gives preparation errors and panics a signature that survives shrinking", func() {
+		sig := func(kind fuzz.Kind, detail string) fuzz.Signature {
+			return fuzz.Finding{Kind: kind, Reference: "oracle", Executor: "native", Detail: detail}.Signature()
+		}
+		compile := func(dir string, line int, msg string) string {
+			return fmt.Sprintf("native build: CC=\"cc\" failed on /tmp/rxeq-stage-%s/rx_program.c: exit status 1\n"+
+				"In file included from rx_program.c:3:\n/tmp/rxeq-stage-%s/rx_program.c:%d:7: error: %s\n  %d | x\n", dir, dir, line, msg, line)
+		}
+		a := sig(fuzz.KindPrepare, compile("123", 40, "comparison of the same expression [-Werror=tautological-compare]"))
+		b := sig(fuzz.KindPrepare, compile("98765", 12, "comparison of the same expression [-Werror=tautological-compare]"))
+		c := sig(fuzz.KindPrepare, compile("123", 40, "expected expression before ',' token"))
+		Expect(a).To(Equal(b))
+		Expect(a).NotTo(Equal(c))
+		Expect(a.PanicOrPrepareText).To(Equal("error: comparison of the same expression [-Werror=tautological-compare]"))
+
+		load := sig(fuzz.KindPrepare, "native build: dlopen /home/u/.cache/rxeq/ab12cd.so: undefined symbol: rx_missing")
+		Expect(load.PanicOrPrepareText).To(Equal("native build: dlopen PATH: undefined symbol: rx_missing"))
+
+		p1 := sig(fuzz.KindPanic, "panic: runtime error: index out of range [5] with length 3\ngoroutine 7 [running]:")
+		p2 := sig(fuzz.KindPanic, "panic: runtime error: index out of range [2] with length 1")
+		Expect(p1).To(Equal(p2))
+		Expect(p1.PanicOrPrepareText).To(Equal("panic: runtime error: index out of range [N] with length N"))
+	})
+
 	It("turns a panic into a finding", func() {
 		rep, err := fuzz.Check(ctx, []byte(twoFuncs), skewed{name: "skewed", panics: true})
 		Expect(err).NotTo(HaveOccurred())

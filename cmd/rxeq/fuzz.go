@@ -363,7 +363,13 @@ func header(seed uint64, f fuzz.Finding, rerun, check, note string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "// rxeq fuzz finding, seed %d\n", seed)
 	sig := f.Signature()
-	fmt.Fprintf(&b, "// signature: %s vs %s, %s in %s", sig.Executor, sig.Reference, sig.Kind, sig.Func)
+	fmt.Fprintf(&b, "// signature: %s vs %s, %s", sig.Executor, sig.Reference, sig.Kind)
+	if sig.Func != "" {
+		fmt.Fprintf(&b, " in %s", sig.Func)
+	}
+	if sig.PanicOrPrepareText != "" {
+		fmt.Fprintf(&b, ", %q", sig.PanicOrPrepareText)
+	}
 	if sig.Output != "" {
 		fmt.Fprintf(&b, ", output %s", sig.Output)
 	}

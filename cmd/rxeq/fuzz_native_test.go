@@ -81,3 +81,35 @@ func mustRead(name string) []byte {
 	Expect(err).NotTo(HaveOccurred())
 	return b
 }
+
+var _ = Describe("fuzz with a compiler that fails on some programs", Label("native"), func() {
+	It("saves the failure as a finding and reduces it to a program that still fails to build", func() {
+		if _, err := exec.LookPath("cc"); err != nil {
+			Skip("no C compiler")
+		}
+		dir := GinkgoT().TempDir()
+		// A compiler with a planted bug: it refuses any program whose
+		// generated C calls the Tanh kernel, as a compiler crash would.
+		cc := filepath.Join(dir, "buggy-cc")
+		Expect(os.WriteFile(cc, []byte(`#!/bin/sh
+for a in "$@"; do
+  case "$a" in
+    *.c) if grep -q 'rx_tanh(' "$a"; then echo "$a:7:3: error: planted compiler bug" >&2; exit 1; fi ;;
+  esac
+done
+exec cc "$@"
+`), 0o755)).To(Succeed())
+		GinkgoT().Setenv("CC", cc)
+		GinkgoT().Setenv("RXEQ_CACHE", filepath.Join(dir, "cache"))
+		out := filepath.Join(dir, "findings")
+		code, stdout, stderr := rxeq("fuzz", "--executors", "oracle,native", "--isolate=false", "--count", "1",
+			"--max-stmts", "4", "--reduce-tests", "30", "--out", out)
+		Expect(code).To(Equal(1), stdout+stderr)
+		Expect(stdout).To(MatchRegexp(`(?m)^FOUND seed 1: native vs oracle: prepare: native build: CC=".*buggy-cc" failed on .*rx_gen.c: exit status 1$`))
+		red := mustRead(filepath.Join(out, "seed-1.reduced.rx"))
+		Expect(string(red)).To(ContainSubstring(`// signature: native vs oracle, prepare, "error: planted compiler bug"`))
+		Expect(string(red)).To(ContainSubstring("Tanh("))
+		Expect(fuzz.CountStmts(red)).To(BeNumerically("<=", 3))
+		Expect(fuzz.CountStmts(red)).To(BeNumerically("<", fuzz.CountStmts(mustRead(filepath.Join(out, "seed-1.rx")))))
+	})
+})
