@@ -139,8 +139,8 @@ type Report struct {
 	Findings []Finding
 	Runs     int // executor runs, the reference's included (noise runs not)
 	// Excused counts the output elements that differed beyond the
-	// tolerance but within what float32 rounding noise explains (see
-	// Checker.Check), over all executors, functions and batches.
+	// tolerance but that float32 rounding explains (see Checker.Check),
+	// over all executors, functions and batches.
 	Excused int
 }
 
@@ -172,10 +172,10 @@ type Checker struct {
 	Tolerance *harness.Tolerance
 	// Batches, when not empty, replaces the program's //rx:batches.
 	Batches []int
-	// NoiseRuns is how many times each function runs through the oracle
-	// with rounding to float32 (once to nearest, oracle.Options.Nearest,
-	// then stochastically, oracle.Options.Noise) to measure how sensitive
-	// each output element is to float32 rounding; 0 means
+	// NoiseRuns is how many times a function whose output disagrees runs
+	// again through the oracle with rounding to float32 (once to nearest,
+	// oracle.Options.Nearest, then stochastically, oracle.Options.Noise)
+	// to see whether rounding explains the disagreement; 0 means
 	// DefaultNoiseRuns, a negative number none. See Check.
 	NoiseRuns int
 }
@@ -203,19 +203,21 @@ func Check(ctx context.Context, src []byte, executors ...harness.Executor) (*Rep
 // error with every trip; LogSoftmax of a lane with one dominant value
 // rounds log(1 + 1e-8) to 0; a product of tiny values underflows to 0 and
 // then meets an infinity. None of that is a bug, and a fixed tolerance
-// cannot tell it from one. So each function also runs NoiseRuns times
-// through the oracle with every intermediate value rounded to float32,
-// once to nearest and then stochastically (Monte Carlo arithmetic: a
-// minimum that flips only when a sum rounds down is reached by the
-// former, error growth that no single rounding shows by the latter), and
-// each output element's
-// tolerance is widened by NoiseFactor times the largest deviation those
-// runs show from the exact result; an element whose NaN/Inf class or
-// integer value changes under that noise is not compared at all. An
-// executor error elsewhere in the program (a wrong kernel, a wrong
-// constant, a lost store) is still judged at the plain tolerance, because
-// the noise runs agree with the exact result where the computation is
-// well-conditioned. Report.Excused counts the elements this let pass.
+// cannot tell it from one. So when an executor's output disagrees at the
+// plain tolerance, the function is run again, once per batch, through the
+// exact oracle and NoiseRuns times with every intermediate value rounded
+// to float32: once to nearest, then stochastically (Monte Carlo
+// arithmetic; the former reaches a Minimum that flips only when a sum
+// rounds down, the latter error growth that no single rounding shows).
+// An element of that output is excused when both the reference's and the
+// executor's values are plausible float32 results: a NaN or infinity
+// that some of those runs produced, or a finite value within the range of
+// their finite results stretched by the tolerance plus NoiseFactor times
+// the range's width. Where the computation is well-conditioned the runs
+// agree to a few ulps, so a wrong kernel, a wrong constant or a lost
+// store is still judged at the plain tolerance; and the range is centred
+// on the oracle's own runs, so a wrong reference is not excused either.
+// Report.Excused counts the elements this let pass.
 //
 // The error is non-nil only when src does not check (ErrProgram), the
 // inputs cannot be generated, or ctx ends; disagreements are in the
@@ -290,7 +292,7 @@ func (c *Checker) Check(ctx context.Context, src []byte) (*Report, error) {
 			}
 			// The noise runs are made once per function and batch, and only
 			// when an executor's outputs disagree at the plain tolerance.
-			var sens *sensitivity
+			var noise samples
 			probed := false
 			for i, e := range execs {
 				if preps[i] == nil {
@@ -305,15 +307,15 @@ func (c *Checker) Check(ctx context.Context, src []byte) (*Report, error) {
 				found := compareRun(base, fn, want, wantErr, got, gotErr, tols, classes)
 				if mismatched := mismatchedOutputs(found); len(mismatched) > 0 && c.noiseRuns() > 0 {
 					if !probed {
-						if sens, err = probe(ctx, fn, inputs, want, noiseSeed(seed, fn.Name, batch), c.noiseRuns()); err != nil {
+						if noise, err = probe(ctx, fn, inputs, noiseSeed(seed, fn.Name, batch), c.noiseRuns()); err != nil {
 							return nil, err
 						}
 						probed = true
 					}
 					// Judge the outputs that failed again, without what
 					// float32 rounding noise explains.
-					relaxed, excused := sens.relax(got, want, tols, mismatched)
-					found = compareRun(base, fn, want, wantErr, relaxed, gotErr, tols, classes)
+					relaxed, excused := noise.relax(got, want, tols, mismatched)
+					found = compareRun(base, fn, relaxed, wantErr, got, gotErr, tols, classes)
 					rep.Excused += excused
 				}
 				rep.Findings = append(rep.Findings, found...)

@@ -52,14 +52,16 @@
 // Bounded magnitudes do not bound rounding error: a loop can feed a
 // chaotic map or a sum broadcast back into itself, and float32 can round
 // log(1 + 1e-8) to 0 or a product of tiny values to 0 just before an
-// infinity. So the checker measures, rather than guesses, how far float32
-// rounding can move each output element: each function also runs through
-// the oracle with every intermediate value stochastically rounded to
-// float32 (Monte Carlo arithmetic, oracle.Options.Noise), and an element's
-// tolerance grows by NoiseFactor times the deviation those runs show; an
-// element whose NaN/Inf class or integer value changes under noise is not
-// compared. Where the computation is well-conditioned the noise runs
-// agree with the exact result and the plain tolerance applies, so a wrong
-// kernel is still caught (the perturbed-Tanh test in cmd/rxeq proves it).
-// Report.Excused counts the elements the noise excused.
+// infinity. So the checker measures, rather than guesses, what float32
+// rounding can do to an output that disagrees: it runs the function again
+// through the oracle, exactly and with every intermediate value rounded
+// to float32 (once to nearest, then stochastically: Monte Carlo
+// arithmetic, oracle.Options), and excuses an element when both the
+// reference's and the executor's values are plausible results of those
+// runs (a NaN/Inf they produced, or a value within their range stretched
+// by the tolerance plus NoiseFactor times its width). Where the
+// computation is well-conditioned the runs agree to a few ulps and the
+// plain tolerance applies, so a wrong kernel is still caught (the
+// perturbed-Tanh test in cmd/rxeq proves it). Report.Excused counts the
+// elements the noise excused.
 package fuzz

@@ -11,7 +11,9 @@ import (
 // FuzzDifferential drives the generator from the fuzzer's bytes (the seed
 // from the first 8, the knobs from the rest: fuzz.ConfigFromBytes) and
 // fails when the oracle and the fallback interpreter disagree on the
-// generated program, printing the program and its reduced form.
+// generated program beyond what float32 rounding noise explains (the
+// Checker's default noise runs), printing the program and its reduced
+// form.
 // testdata/fuzz/FuzzDifferential holds the regression corpus that plain
 // `go test` replays. Run it with
 //

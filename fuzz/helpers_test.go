@@ -131,3 +131,62 @@ func (c *counting) Prepare(ctx context.Context, f *program.File, p *ir.Program) 
 	c.prepared++
 	return c.Executor.Prepare(ctx, f, p)
 }
+
+// offsetOracle is the oracle with delta added to every float output.
+type offsetOracle struct{ delta float64 }
+
+func (offsetOracle) Name() string { return "oracle" }
+
+func (o offsetOracle) Prepare(ctx context.Context, f *program.File, p *ir.Program) (harness.Prepared, error) {
+	inner, err := harness.OracleExecutor{}.Prepare(ctx, f, p)
+	return offsetPrepared{o.delta, inner}, err
+}
+
+type offsetPrepared struct {
+	delta float64
+	inner harness.Prepared
+}
+
+func (p offsetPrepared) Run(ctx context.Context, fn string, in map[string]*tensor.Tensor) (harness.Outcome, error) {
+	out, err := p.inner.Run(ctx, fn, in)
+	for _, t := range out.Outputs {
+		for i := range t.F64 {
+			t.F64[i] += p.delta
+		}
+	}
+	return out, err
+}
+
+func (p offsetPrepared) Close() error { return p.inner.Close() }
+
+// constant is the fallback with every element of float output out set
+// to v.
+type constant struct {
+	name, out string
+	v         float32
+}
+
+func (c constant) Name() string { return c.name }
+
+func (c constant) Prepare(ctx context.Context, f *program.File, p *ir.Program) (harness.Prepared, error) {
+	inner, err := harness.FallbackExecutor{}.Prepare(ctx, f, p)
+	return constantPrepared{c.out, c.v, inner}, err
+}
+
+type constantPrepared struct {
+	out   string
+	v     float32
+	inner harness.Prepared
+}
+
+func (p constantPrepared) Run(ctx context.Context, fn string, in map[string]*tensor.Tensor) (harness.Outcome, error) {
+	out, err := p.inner.Run(ctx, fn, in)
+	if t := out.Outputs[p.out]; t != nil {
+		for i := range t.F32 {
+			t.F32[i] = p.v
+		}
+	}
+	return out, err
+}
+
+func (p constantPrepared) Close() error { return p.inner.Close() }

@@ -12,87 +12,85 @@ import (
 	"github.com/rextio/rxeq/tensor"
 )
 
-// DefaultNoiseRuns is the number of stochastic-rounding runs of the oracle
-// per function and batch when Checker.NoiseRuns is 0.
+// DefaultNoiseRuns is the number of oracle runs with rounding to float32
+// per function and batch when Checker.NoiseRuns is 0: one to nearest and
+// the others stochastic.
 const DefaultNoiseRuns = 3
 
-// NoiseFactor multiplies the spread of the noise runs when it widens an
-// element's tolerance: an executor rounding to nearest errs less than
-// stochastic rounding does on average, and three runs can underestimate
-// the spread; four times the largest deviation seen leaves room for both.
+// NoiseFactor scales the range of the noise runs when it widens what
+// counts as a plausible float32 result: an executor's rounding errors
+// need not fall inside the few samples drawn, so the range is stretched
+// by NoiseFactor times its width on each side.
 const NoiseFactor = 4
 
-// sensitivity is what the stochastic-rounding runs of the oracle say about
-// one function at one batch: per output and element, how far float32
-// rounding moved the result away from the exact one.
-type sensitivity struct {
-	// spread is, for float outputs, the largest |noisy − exact| over the
-	// runs (0 where every run agreed exactly).
-	spread map[string][]float64
-	// unstable marks elements whose class (NaN, +Inf, −Inf, finite) or,
-	// for int64 outputs, whose value changed in some run: float32 rounding
-	// alone can flip them, so no executor is held to the exact result.
-	unstable map[string][]bool
-}
+// samples are the outputs of one function at one batch computed by the
+// exact oracle and by its noise runs: the values float32 rounding alone
+// can produce.
+type samples []map[string]*tensor.Tensor
 
-// probe runs fn n times through the oracle with its float32 rounding
-// points on, once to nearest (oracle.Options.Nearest) and n−1 times
-// stochastically (oracle.Options.Noise), and measures how far each output element
-// moves from want, the exact run. A run that fails is ignored: noise does
+// probe runs fn through the exact oracle and then n times with its
+// float32 rounding points on, once to nearest (oracle.Options.Nearest)
+// and n−1 times stochastically (oracle.Options.Noise). The exact run is
+// the oracle's own, not the reference's, so a reference that is wrong
+// does not widen anything. A run that fails is left out: rounding does
 // not touch integer arithmetic, so only an internal failure could differ.
-func probe(ctx context.Context, fn *program.Func, inputs map[string]*tensor.Tensor, want map[string]*tensor.Tensor, seed uint64, n int) (*sensitivity, error) {
-	s := &sensitivity{spread: map[string][]float64{}, unstable: map[string][]bool{}}
-	for k := range n {
-		// The first run rounds to nearest, as the executors do; the others
-		// at random.
-		opts := oracle.Options{Nearest: true}
-		if k > 0 {
-			opts = oracle.Options{Noise: rand.New(rand.NewPCG(seed, uint64(k)))}
+func probe(ctx context.Context, fn *program.Func, inputs map[string]*tensor.Tensor, seed uint64, n int) (samples, error) {
+	var s samples
+	for k := range n + 1 {
+		var opts oracle.Options
+		switch {
+		case k == 1:
+			opts.Nearest = true
+		case k > 1:
+			opts.Noise = rand.New(rand.NewPCG(seed, uint64(k)))
 		}
-		noisy, err := oracle.RunWith(ctx, fn, inputs, opts)
+		out, err := oracle.RunWith(ctx, fn, inputs, opts)
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		if err != nil {
-			continue
-		}
-		for name, w := range want {
-			g := noisy[name]
-			if g == nil || len(g.Shape) != len(w.Shape) || g.Len() != w.Len() {
-				continue
-			}
-			unstable := s.unstable[name]
-			if unstable == nil {
-				unstable = make([]bool, w.Len())
-				s.unstable[name] = unstable
-			}
-			switch w.DType {
-			case tensor.Int64:
-				for i, x := range w.I64 {
-					if g.I64[i] != x {
-						unstable[i] = true
-					}
-				}
-			case tensor.Float64:
-				spread := s.spread[name]
-				if spread == nil {
-					spread = make([]float64, w.Len())
-					s.spread[name] = spread
-				}
-				for i, x := range w.F64 {
-					y := g.F64[i]
-					if class(x) != class(y) {
-						unstable[i] = true
-						continue
-					}
-					if d := math.Abs(y - x); d > spread[i] {
-						spread[i] = d
-					}
-				}
-			}
+		if err == nil {
+			s = append(s, out)
 		}
 	}
 	return s, nil
+}
+
+// plausibleInt reports whether some sample has v at element i of output
+// name.
+func (s samples) plausibleInt(name string, i int, v int64) bool {
+	for _, run := range s {
+		if t := run[name]; t != nil && t.DType == tensor.Int64 && i < len(t.I64) && t.I64[i] == v {
+			return true
+		}
+	}
+	return false
+}
+
+// plausibleFloat reports whether v could be element i of output name
+// after float32 rounding: a NaN or an infinity that some sample shows, or
+// a finite value within the range [lo, hi] of the finite samples
+// stretched by tol.Allowed(v) plus NoiseFactor·(hi − lo) on each side.
+func (s samples) plausibleFloat(name string, i int, v float64, tol harness.Tolerance) bool {
+	lo, hi, finite := math.Inf(1), math.Inf(-1), false
+	for _, run := range s {
+		t := run[name]
+		if t == nil || t.DType != tensor.Float64 || i >= len(t.F64) {
+			continue
+		}
+		x := t.F64[i]
+		if class(x) != 0 {
+			if class(x) == class(v) {
+				return true
+			}
+			continue
+		}
+		lo, hi, finite = math.Min(lo, x), math.Max(hi, x), true
+	}
+	if !finite || class(v) != 0 {
+		return false
+	}
+	m := tol.Allowed(v) + NoiseFactor*(hi-lo)
+	return lo-m <= v && v <= hi+m
 }
 
 // class is 0 for a finite value, 1 for NaN, 2 for +Inf and 3 for −Inf.
@@ -108,57 +106,61 @@ func class(x float64) int {
 	return 0
 }
 
-// relax returns got with every element that disagrees at the plain
-// tolerance but that the noise excuses replaced by the reference's value,
-// and how many it replaced: elements s marks unstable, and float elements
-// within the output's tolerance widened by NoiseFactor times their
-// spread. Only the outputs named in only are relaxed. The comparison that
-// follows then judges only what float32 rounding cannot explain. got is
-// not modified.
-func (s *sensitivity) relax(got, want map[string]*tensor.Tensor, tols map[string]harness.Tolerance, only map[string]bool) (map[string]*tensor.Tensor, int) {
-	if s == nil {
-		return got, 0
+// floatAt is element i of a float32 or float64 tensor.
+func floatAt(t *tensor.Tensor, i int) float64 {
+	if t.DType == tensor.Float32 {
+		return float64(t.F32[i])
 	}
-	out := make(map[string]*tensor.Tensor, len(got))
+	return t.F64[i]
+}
+
+// relax returns want with every element of the outputs named in only
+// that the samples excuse set to the executor's value, and how many it
+// set. An element is excused when it disagrees at the plain tolerance
+// but both the reference's and the executor's values are plausible
+// float32 results of it (samples.plausibleFloat, plausibleInt): rounding
+// noise explains the difference, whichever side is nearer the exact
+// value. The comparison that follows then judges only what rounding
+// cannot explain. want and got are not modified.
+func (s samples) relax(got, want map[string]*tensor.Tensor, tols map[string]harness.Tolerance, only map[string]bool) (map[string]*tensor.Tensor, int) {
+	out := make(map[string]*tensor.Tensor, len(want))
 	excused := 0
-	for name, g := range got {
-		out[name] = g
-		w := want[name]
-		if !only[name] || w == nil || g.Len() != w.Len() || len(g.Shape) != len(w.Shape) {
+	for name, w := range want {
+		out[name] = w
+		g := got[name]
+		if !only[name] || g == nil || g.Len() != w.Len() || len(g.Shape) != len(w.Shape) {
 			continue
 		}
-		unstable, spread, tol := s.unstable[name], s.spread[name], tols[name]
-		var c *tensor.Tensor
-		replace := func(i int) {
+		var c *tensor.Tensor // the copy of w, once an element is excused
+		excuse := func(i int) {
 			if c == nil {
-				c = g.Clone()
+				c = w.Clone()
 				out[name] = c
-			}
-			switch {
-			case c.DType == tensor.Int64 && w.DType == tensor.Int64:
-				c.I64[i] = w.I64[i]
-			case c.DType == tensor.Float32 && w.DType == tensor.Float64:
-				c.F32[i] = float32(w.F64[i])
 			}
 			excused++
 		}
-		floats := g.DType == tensor.Float32 && w.DType == tensor.Float64
-		for i := range g.Len() {
-			switch {
-			case g.DType == tensor.Int64 && w.DType == tensor.Int64:
-				if unstable != nil && unstable[i] && g.I64[i] != w.I64[i] {
-					replace(i)
+		tol := tols[name]
+		switch {
+		case w.DType == tensor.Int64 && g.DType == tensor.Int64:
+			for i, x := range w.I64 {
+				if y := g.I64[i]; y != x && s.plausibleInt(name, i, x) && s.plausibleInt(name, i, y) {
+					excuse(i)
+					c.I64[i] = y
 				}
-			case floats:
-				x, y := w.F64[i], float64(g.F32[i])
-				plain := tol.ATol + tol.RTol*math.Abs(x)
-				if class(x) == class(y) && (class(x) != 0 || math.Abs(y-x) <= plain) {
+			}
+		case w.DType != tensor.Int64 && g.DType == tensor.Float32:
+			for i := range w.Len() {
+				x, y := floatAt(w, i), float64(g.F32[i])
+				if class(x) == class(y) && (class(x) != 0 || math.Abs(y-x) <= tol.Allowed(x)) {
 					continue // agrees without help
 				}
-				if unstable != nil && unstable[i] {
-					replace(i)
-				} else if spread != nil && class(x) == 0 && class(y) == 0 && math.Abs(y-x) <= plain+NoiseFactor*spread[i] {
-					replace(i)
+				if s.plausibleFloat(name, i, x, tol) && s.plausibleFloat(name, i, y, tol) {
+					excuse(i)
+					if c.DType == tensor.Float32 {
+						c.F32[i] = g.F32[i]
+					} else {
+						c.F64[i] = y
+					}
 				}
 			}
 		}

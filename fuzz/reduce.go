@@ -120,7 +120,7 @@ func (r Reducer) Reduce(ctx context.Context, src []byte, stillFails func(context
 			for k := 0; ; {
 				if ctx.Err() != nil {
 					st.Elapsed = time.Since(start)
-					return cur, st, stopped(ctx)
+					return tidy(cur), st, stopped(ctx)
 				}
 				cand, n := applyEdit(cur, pass, k)
 				if k >= n {
@@ -131,7 +131,7 @@ func (r Reducer) Reduce(ctx context.Context, src []byte, stillFails func(context
 					fails, err := test(cand)
 					if err != nil {
 						st.Elapsed = time.Since(start)
-						return cur, st, err
+						return tidy(cur), st, err
 					}
 					if fails {
 						cur = cand
@@ -160,6 +160,16 @@ func stopped(ctx context.Context) error {
 		return cause
 	}
 	return fmt.Errorf("reduce: %w", ctx.Err())
+}
+
+// tidy is cur compacted, for a reduction stopped before its final,
+// tested compaction: dropping blank lines cannot change what a program
+// does, so it is kept whenever the program still checks.
+func tidy(cur []byte) []byte {
+	if c := compact(cur); checks(c) {
+		return c
+	}
+	return cur
 }
 
 // compact drops the blank lines that deleted statements leave inside
