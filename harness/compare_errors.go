@@ -77,10 +77,9 @@ func kindName(k error) string {
 // so they read as text rather than as one escaped string.
 func describeError(err error) string {
 	t, k := errorIdentity(err)
-	first, rest, multi := strings.Cut(t, "\n")
+	first, rest, multi := strings.Cut(strings.TrimRight(t, "\n"), "\n")
 	if !multi {
-		return fmt.Sprintf("[%s] %q", kindName(k), t)
+		return fmt.Sprintf("[%s] %q", kindName(k), first)
 	}
-	rest = strings.TrimRight(rest, "\n")
 	return fmt.Sprintf("[%s] %q\n    %s", kindName(k), first, strings.ReplaceAll(rest, "\n", "\n    "))
 }

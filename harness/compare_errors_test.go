@@ -56,5 +56,7 @@ var _ = Describe("CompareErrors", func() {
 		Expect(ok).To(BeFalse())
 		Expect(msg).To(Equal("the oracle succeeded but the executor failed: [unclassified] \"native crashed: signal SIGSEGV\"\n" +
 			"    worker stderr (tail):\n    SIGSEGV: segmentation violation"))
+		_, msg = harness.CompareErrors(nil, errors.New("native crashed: signal SIGSEGV\n"))
+		Expect(msg).To(HaveSuffix(`[unclassified] "native crashed: signal SIGSEGV"`))
 	})
 })

@@ -150,9 +150,9 @@ func elementwise(v *value, f func(float64) float64) *value {
 	return floatValue(v.shape, out)
 }
 
-// maximum is NumPy's maximum: NaN when either side is NaN (math.Max
-// returns +Inf for Max(+Inf, NaN)), otherwise math.Max, which orders
-// -0 below +0.
+// maximum propagates NaN as NumPy's maximum does: NaN when either side is
+// NaN (math.Max returns +Inf for Max(+Inf, NaN)); otherwise math.Max,
+// which orders -0 below +0.
 func maximum(x, y float64) float64 {
 	if math.IsNaN(x) || math.IsNaN(y) {
 		return math.NaN()
@@ -160,8 +160,8 @@ func maximum(x, y float64) float64 {
 	return math.Max(x, y)
 }
 
-// minimum is NumPy's minimum: NaN when either side is NaN (math.Min
-// returns -Inf for Min(-Inf, NaN)), otherwise math.Min.
+// minimum propagates NaN as NumPy's minimum does: NaN when either side is
+// NaN (math.Min returns -Inf for Min(-Inf, NaN)); otherwise math.Min.
 func minimum(x, y float64) float64 {
 	if math.IsNaN(x) || math.IsNaN(y) {
 		return math.NaN()

@@ -32,10 +32,11 @@
 //     computed with a plain triple loop that follows IEEE 754. An empty
 //     inner dimension gives zeros; an empty outer dimension an empty result.
 //   - Sigmoid(x) = 1/(1+exp(-x)). Relu(x) is x for x > 0, NaN for NaN and
-//     +0 otherwise (so Relu(-0) = +0). Maximum and Minimum are NumPy's: a NaN
-//     on either side gives NaN, even against ±Inf (where math.Max and
-//     math.Min return the infinity), and +0 is greater than -0. Log of a negative number and Sqrt of a negative number are NaN,
-//     Log(0) is -Inf, as in package math.
+//     +0 otherwise (so Relu(-0) = +0). Maximum and Minimum propagate NaN as
+//     NumPy's do: a NaN on either side gives NaN, even against ±Inf (where
+//     math.Max and math.Min return the infinity); otherwise they are
+//     math.Max and math.Min, so +0 is greater than -0. Log and Sqrt of a
+//     negative number are NaN and Log(0) is -Inf, as in package math.
 //   - Softmax and LogSoftmax along an axis subtract the lane's maximum
 //     before exponentiating, so logits near ±1e4 neither overflow nor
 //     underflow to 0/0. The lane maximum propagates NaN (a NaN anywhere in a
