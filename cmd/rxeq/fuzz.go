@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -33,8 +32,8 @@ type fuzzRun struct {
 	isolate  bool
 	term     bool // progress on a terminal
 	reducer  fuzz.Reducer
-	noise    int // --noise-runs
-	parallel int // programs checked at once; 0 means 1
+	timeout  time.Duration // --timeout; 0 when not given (tests)
+	parallel int           // programs checked at once; 0 means 1
 }
 
 // noiseRuns maps --noise-runs (0: none) to fuzz.Checker.NoiseRuns (0:
@@ -45,6 +44,10 @@ func noiseRuns(flag int) int {
 	}
 	return flag
 }
+
+// defaultFuzzTimeout bounds one isolated native run under fuzz and
+// reduce: generated programs are small, so a run this long is a hang.
+const defaultFuzzTimeout = 10 * time.Second
 
 // fuzzStats is what a session found.
 type fuzzStats struct {
@@ -67,7 +70,7 @@ func cmdFuzz(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&r.cfg.MaxStmts, "max-stmts", 0, "most top-level statements per function (default 8)")
 	fs.DurationVar(&r.reducer.MaxTime, "reduce-time", time.Minute, "time budget for reducing one finding (0: none); a native candidate costs a C compile, about 0.5 s")
 	fs.IntVar(&r.reducer.MaxTests, "reduce-tests", 0, "most candidate programs tested while reducing one finding (0: no bound)")
-	timeout := fs.Duration("timeout", 10*time.Second, "with --isolate, a native run taking longer is killed and reported as a finding")
+	timeout := fs.Duration("timeout", defaultFuzzTimeout, "with --isolate, a native run taking longer is killed and reported as a finding")
 	noise := fs.Int("noise-runs", fuzz.DefaultNoiseRuns, "oracle runs rounding to float32 that measure how far rounding can move an output that disagrees (0: none, plain tolerance)")
 	fs.IntVar(&r.parallel, "parallel", runtime.GOMAXPROCS(0), "programs checked at once")
 	if err := fs.Parse(args); err != nil {
@@ -93,7 +96,7 @@ func cmdFuzz(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	checker.NoiseRuns = noiseRuns(*noise)
-	r.noise = *noise
+	r.timeout = *timeout
 	r.checker = checker
 	r.term = isTerminal(stderr)
 	st, err := r.loop(ctx, stdout, stderr)
@@ -113,11 +116,11 @@ func cmdFuzz(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	return exitOK
 }
 
-// fuzzCache returns the native build cache of one fuzz session: $RXEQ_CACHE
-// when it is set, otherwise a fresh private directory (mode 0700) that
-// cleanup removes. Every generated program is a new C library, so a
-// campaign in the user's cache would leave thousands of objects nobody
-// reuses.
+// fuzzCache returns the native build cache of one fuzz or reduce
+// session: $RXEQ_CACHE when it is set, otherwise a fresh private
+// directory (mode 0700) that cleanup removes. Every generated program
+// and every reduction candidate is a new C library, so a campaign in the
+// user's cache would leave thousands of objects nobody reuses.
 func fuzzCache() (dir string, cleanup func(), err error) {
 	if os.Getenv("RXEQ_CACHE") != "" {
 		return "", func() {}, nil
@@ -252,15 +255,6 @@ func (r *fuzzRun) loop(parent context.Context, stdout, stderr io.Writer) (fuzzSt
 			apply(o)
 		}
 	}
-	// What is left followed a program cut short by cancellation.
-	rest := make([]int, 0, len(pending))
-	for i := range pending {
-		rest = append(rest, i)
-	}
-	sort.Ints(rest)
-	for _, i := range rest {
-		apply(pending[i])
-	}
 	if r.term {
 		fmt.Fprint(stderr, "\r\033[K")
 	}
@@ -325,17 +319,24 @@ func (r *fuzzRun) save(ctx context.Context, p fuzz.Program, f fuzz.Finding) (str
 	if r.cfg.MaxStmts > 0 {
 		rerun += fmt.Sprintf(" --max-stmts %d", r.cfg.MaxStmts)
 	}
-	noise := ""
-	if r.noise != fuzz.DefaultNoiseRuns {
-		noise = fmt.Sprintf(" --noise-runs %d", r.noise)
+	// Flags both commands share, when not at their defaults.
+	shared := ""
+	switch n := r.checker.NoiseRuns; {
+	case n < 0:
+		shared += " --noise-runs 0"
+	case n > 0 && n != fuzz.DefaultNoiseRuns:
+		shared += fmt.Sprintf(" --noise-runs %d", n)
 	}
-	rerun += noise
+	if r.timeout > 0 && r.timeout != defaultFuzzTimeout {
+		shared += " --timeout " + r.timeout.String()
+	}
+	rerun += shared
 	check := func(file string) string {
 		s := "rxeq reduce --executors " + r.execList
 		if !r.isolate {
 			s += " --isolate=false"
 		}
-		return s + noise + " " + file
+		return s + shared + " " + file
 	}
 	orig := header(p.Seed, f, rerun, check(base+".rx"), "") + string(p.Source)
 	note := reduceNote(p.Source, small, stats)
@@ -402,7 +403,7 @@ func cmdReduce(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	var red fuzz.Reducer
 	fs.DurationVar(&red.MaxTime, "time", 0, "time budget for the reduction (0: none)")
 	fs.IntVar(&red.MaxTests, "max-tests", 0, "most candidate programs tested (0: no bound)")
-	timeout := fs.Duration("timeout", 10*time.Second, "with --isolate, a native run taking longer is killed and reported as a finding")
+	timeout := fs.Duration("timeout", defaultFuzzTimeout, "with --isolate, a native run taking longer is killed and reported as a finding")
 	noise := fs.Int("noise-runs", fuzz.DefaultNoiseRuns, "oracle runs rounding to float32 that measure how far rounding can move an output that disagrees (0: none, plain tolerance)")
 	if err := parseInterspersed(fs, args); err != nil || fs.NArg() != 1 || red.MaxTime < 0 || red.MaxTests < 0 || *timeout <= 0 || *noise < 0 {
 		if err == nil {
@@ -411,7 +412,13 @@ func cmdReduce(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		return exitUsage
 	}
 	name := fs.Arg(0)
-	checker, err := buildChecker(*execList, nativeSetup{isolate: *isolated, timeout: *timeout})
+	cache, cleanup, err := fuzzCache()
+	if err != nil {
+		fmt.Fprintf(stderr, "rxeq reduce: %v\n", err)
+		return exitFail
+	}
+	defer cleanup()
+	checker, err := buildChecker(*execList, nativeSetup{isolate: *isolated, cacheDir: cache, timeout: *timeout})
 	if err != nil {
 		fmt.Fprintf(stderr, "rxeq reduce: %v\n", err)
 		return exitUsage

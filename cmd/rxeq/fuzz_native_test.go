@@ -39,7 +39,7 @@ var _ = Describe("fuzz and reduce with native code in workers", Ordered, Label("
 
 	It("reports each crash as a finding, reduces it within the budget and finishes the run", func() {
 		code, stdout, stderr := rxeq("fuzz", "--executors", "oracle,native", "--count", "2", "--max-stmts", "4",
-			"--reduce-tests", "8", "--out", out)
+			"--reduce-tests", "8", "--timeout", "20s", "--out", out)
 		Expect(code).To(Equal(1), stdout+stderr)
 		Expect(stdout).To(MatchRegexp(`(?m)^2 programs, [12] findings, [0-9.]+ programs/s; \d+ output elements`))
 		Expect(stdout).To(MatchRegexp(`(?m)^FOUND seed 1: native vs oracle: error in f\d batch \d+: the oracle succeeded but the executor failed: \[unclassified\] "native crashed: signal SIGSEGV"$`))
@@ -48,7 +48,8 @@ var _ = Describe("fuzz and reduce with native code in workers", Ordered, Label("
 		Expect(err).NotTo(HaveOccurred())
 		Expect(string(red)).To(ContainSubstring(`, errors "" vs "native crashed: signal SIGSEGV"`))
 		Expect(string(red)).To(MatchRegexp(`// reduced from \d+ to \d+ statements \(\d+ candidates, \d+ tested, `))
-		Expect(string(red)).To(ContainSubstring("// rerun: rxeq fuzz --seed 1 --count 1 --executors oracle,native"))
+		Expect(string(red)).To(ContainSubstring("// rerun: rxeq fuzz --seed 1 --count 1 --executors oracle,native --max-stmts 4 --timeout 20s\n"))
+		Expect(string(red)).To(ContainSubstring("// check this file: rxeq reduce --executors oracle,native --timeout 20s "))
 		_, err = program.Parse("seed-1.reduced.rx", red)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(string(red)).To(ContainSubstring("Tanh("))
@@ -73,6 +74,9 @@ var _ = Describe("fuzz and reduce with native code in workers", Ordered, Label("
 		Expect(err).NotTo(HaveOccurred())
 		Expect(fuzz.CountStmts(red)).To(BeNumerically("<", fuzz.CountStmts(mustRead(orig))))
 		Expect(string(red)).To(ContainSubstring("Tanh("))
+		left, err := filepath.Glob(filepath.Join(tmp, "rxeq-fuzz-cache-*"))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(left).To(BeEmpty(), "rxeq reduce left its private build cache behind")
 	})
 })
 
