@@ -2,7 +2,9 @@ package fuzz
 
 import (
 	"encoding/binary"
+	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 )
 
@@ -141,6 +143,30 @@ var featureNames = []string{
 	"softmax", "logsoftmax", "reduce", "keepdims", "argmax", "submuldiv", "neg", "literals",
 	"for", "forparam", "if", "elseif", "intlocals", "reassign", "compound", "returnvalues",
 	"edgeinputs", "mayfail", "wrap", "earlyresults", "rank3", "nan",
+}
+
+// ParseFeatures reads a comma-separated list of feature names, as
+// Features.String writes them ("tanh,matmul,for"); "all" names every
+// feature and "" none. An unknown name is an error that lists the known
+// ones.
+func ParseFeatures(list string) (Features, error) {
+	var f Features
+	for _, name := range strings.Split(list, ",") {
+		name = strings.TrimSpace(name)
+		if name == "" {
+			continue
+		}
+		if name == "all" {
+			f |= AllFeatures
+			continue
+		}
+		i := slices.Index(featureNames, name)
+		if i < 0 {
+			return 0, fmt.Errorf("unknown feature %q (known: all,%s)", name, AllFeatures)
+		}
+		f |= 1 << i
+	}
+	return f, nil
 }
 
 // Has reports whether every feature of g is in f.

@@ -108,6 +108,24 @@ var _ = Describe("Generate", func() {
 		Expect(string(p.Source)).NotTo(ContainSubstring("for "))
 	})
 
+	It("parses feature lists as Features.String writes them", func() {
+		f, err := fuzz.ParseFeatures("tanh, matmul,for")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(f).To(Equal(fuzz.FeatTanh | fuzz.FeatMatMul | fuzz.FeatFor))
+		Expect(f.String()).To(Equal("matmul,tanh,for"))
+		all, err := fuzz.ParseFeatures("all")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(all).To(Equal(fuzz.AllFeatures))
+		back, err := fuzz.ParseFeatures(all.String())
+		Expect(err).NotTo(HaveOccurred())
+		Expect(back).To(Equal(fuzz.AllFeatures))
+		none, err := fuzz.ParseFeatures("")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(none).To(BeZero())
+		_, err = fuzz.ParseFeatures("tanh,softplus")
+		Expect(err).To(MatchError(ContainSubstring(`unknown feature "softplus" (known: all,matmul,transpose,tanh,`)))
+	})
+
 	It("reads seeds and knobs from fuzzer bytes", func() {
 		seed, cfg := fuzz.ConfigFromBytes([]byte{1, 0, 0, 0, 0, 0, 0, 0, 2, 3, 4, 5})
 		Expect(seed).To(Equal(uint64(1)))

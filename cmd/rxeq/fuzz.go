@@ -68,6 +68,10 @@ func cmdFuzz(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&r.isolate, "isolate", true, "run native code in a worker process (a crash fails that program, the run goes on)")
 	fs.IntVar(&r.cfg.MaxFuncs, "max-funcs", 0, "most functions per program (default 3)")
 	fs.IntVar(&r.cfg.MaxStmts, "max-stmts", 0, "most top-level statements per function (default 8)")
+	fs.IntVar(&r.cfg.MaxDepth, "max-depth", 0, "most nested for/if levels (default 2; -1 for none)")
+	fs.IntVar(&r.cfg.MaxExprDepth, "max-expr-depth", 0, "deepest expression (default 3)")
+	features := fs.String("features", "", "the exact feature set of every program, e.g. tanh,matmul,for (default: each program draws its own)")
+	exclude := fs.String("exclude", "", "features no program uses, e.g. softmax,exp")
 	fs.DurationVar(&r.reducer.MaxTime, "reduce-time", time.Minute, "time budget for reducing one finding (0: none); a native candidate costs a C compile, about 0.5 s")
 	fs.IntVar(&r.reducer.MaxTests, "reduce-tests", 0, "most candidate programs tested while reducing one finding (0: no bound)")
 	timeout := fs.Duration("timeout", defaultFuzzTimeout, "with --isolate, a native run taking longer is killed and reported as a finding")
@@ -76,7 +80,15 @@ func cmdFuzz(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if err := fs.Parse(args); err != nil {
 		return exitUsage
 	}
-	if fs.NArg() != 0 || r.count < 0 || r.limit < 0 || r.cfg.MaxFuncs < 0 || r.cfg.MaxStmts < 0 ||
+	var ferr error
+	if r.cfg.Features, ferr = fuzz.ParseFeatures(*features); ferr == nil {
+		r.cfg.Exclude, ferr = fuzz.ParseFeatures(*exclude)
+	}
+	if ferr != nil {
+		fmt.Fprintf(stderr, "rxeq fuzz: %v\n", ferr)
+		return exitUsage
+	}
+	if fs.NArg() != 0 || r.count < 0 || r.limit < 0 || r.cfg.MaxFuncs < 0 || r.cfg.MaxStmts < 0 || r.cfg.MaxDepth < -1 || r.cfg.MaxExprDepth < 0 ||
 		r.reducer.MaxTime < 0 || r.reducer.MaxTests < 0 || *timeout <= 0 || *noise < 0 || r.parallel < 1 {
 		fs.Usage()
 		return exitUsage
@@ -313,12 +325,7 @@ func (r *fuzzRun) save(ctx context.Context, p fuzz.Program, f fuzz.Finding) (str
 	if !r.isolate {
 		rerun += " --isolate=false"
 	}
-	if r.cfg.MaxFuncs > 0 {
-		rerun += fmt.Sprintf(" --max-funcs %d", r.cfg.MaxFuncs)
-	}
-	if r.cfg.MaxStmts > 0 {
-		rerun += fmt.Sprintf(" --max-stmts %d", r.cfg.MaxStmts)
-	}
+	rerun += generatorFlags(r.cfg)
 	// Flags both commands share, when not at their defaults.
 	shared := ""
 	switch n := r.checker.NoiseRuns; {
@@ -351,6 +358,27 @@ func (r *fuzzRun) save(ctx context.Context, p fuzz.Program, f fuzz.Finding) (str
 		return "", fmt.Errorf("saving seed %d: %w", p.Seed, err)
 	}
 	return fmt.Sprintf("FOUND seed %d: %s\n  saved %s.rx and %s.reduced.rx (%s)\n", p.Seed, firstLine(f.String()), base, base, note), nil
+}
+
+// generatorFlags are the flags that make the generator draw cfg's
+// programs again.
+func generatorFlags(cfg fuzz.Config) string {
+	var b strings.Builder
+	for _, f := range []struct {
+		name string
+		v    int
+	}{{"max-funcs", cfg.MaxFuncs}, {"max-stmts", cfg.MaxStmts}, {"max-depth", cfg.MaxDepth}, {"max-expr-depth", cfg.MaxExprDepth}} {
+		if f.v != 0 {
+			fmt.Fprintf(&b, " --%s %d", f.name, f.v)
+		}
+	}
+	if cfg.Features != 0 {
+		fmt.Fprintf(&b, " --features %s", cfg.Features)
+	}
+	if cfg.Exclude != 0 {
+		fmt.Fprintf(&b, " --exclude %s", cfg.Exclude)
+	}
+	return b.String()
 }
 
 // reduceNote says how a reduction went, in one line.

@@ -140,6 +140,8 @@ var _ = Describe("fuzz", Label("fuzz"), func() {
 			{"reduce", "--noise-runs", "-1", "a.rx"},
 			{"fuzz", "--noise-runs", "-2"},
 			{"fuzz", "--parallel", "0"},
+			{"fuzz", "--exclude", "nope"},
+			{"fuzz", "--max-depth", "-2"},
 			{"reduce"},
 			{"reduce", "a.rx", "b.rx"},
 			{"reduce", "--executors", "bogus", "a.rx"},
@@ -147,6 +149,18 @@ var _ = Describe("fuzz", Label("fuzz"), func() {
 			code, _, _ := rxeq(args...)
 			Expect(code).To(Equal(2), "%v", args)
 		}
+	})
+
+	It("draws programs from the features given and says how to draw them again", func() {
+		code, out, errOut := rxeq("fuzz", "--count", "5", "--executors", "oracle,fallback", "--features", "tanh,for,reassign",
+			"--max-depth", "-1", "--out", GinkgoT().TempDir())
+		Expect(code).To(Equal(0), out+errOut)
+		Expect(generatorFlags(fuzz.Config{MaxStmts: 4, MaxDepth: -1, Features: fuzz.FeatTanh | fuzz.FeatFor, Exclude: fuzz.FeatExp})).
+			To(Equal(" --max-stmts 4 --max-depth -1 --features tanh,for --exclude exp"))
+
+		code, _, errOut = rxeq("fuzz", "--features", "tanh,softplus")
+		Expect(code).To(Equal(2))
+		Expect(errOut).To(ContainSubstring(`unknown feature "softplus"`))
 	})
 
 	It("lists fuzz and reduce in the usage", func() {
