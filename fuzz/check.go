@@ -20,15 +20,18 @@ import (
 // reducer bug, or a bad reproducer, never a disagreement.
 var ErrProgram = errors.New("program does not check")
 
-// DefaultTolerance is the float tolerance of Check: |got − want| ≤ 1e-4 +
-// 1e-3·|want| against the oracle's float64 value. It is looser than the
-// harness's catalog default (rtol 1e-4, atol 3e-6) because random
-// programs chain transcendental functions, reductions and MatMuls whose
-// float32 rounding the catalog's hand-written functions never compound;
-// the generator keeps magnitudes below about 256 (see the package doc),
-// where float32 rounding stays near 1e-5 absolute. //rx:tolerance
-// directives override it per output.
-var DefaultTolerance = harness.Tolerance{RTol: 1e-3, ATol: 1e-4}
+// DefaultTolerance is the float tolerance of Check: the harness's
+// catalog default (harness.DefaultTolerance: rtol 1e-4, atol 3e-6), so a
+// generated program is held to what a user's program is. Random programs
+// compound float32 rounding in ways hand-written ones do not; the noise
+// runs (see Checker.Check) tell that apart from a bug element by
+// element, so the tolerance need not be loosened for it. Measured: on
+// 20 000 programs of up to 4 functions of 12 statements, nested 3 deep,
+// fallback and oracle disagreed on none and 3 elements were excused;
+// against the looser rtol 1e-3, atol 1e-4 used before, a Tanh off by 1e-3
+// above 2 is caught in 368 of the first 1000 programs instead of 88.
+// //rx:tolerance directives override it per output.
+func DefaultTolerance() harness.Tolerance { return harness.DefaultTolerance() }
 
 // Kind classifies a Finding.
 type Kind string
@@ -239,7 +242,7 @@ func (c *Checker) Check(ctx context.Context, src []byte) (*Report, error) {
 	if len(execs) == 0 {
 		execs = []harness.Executor{harness.FallbackExecutor{}}
 	}
-	tol := DefaultTolerance
+	tol := DefaultTolerance()
 	if c.Tolerance != nil {
 		tol = *c.Tolerance
 	}

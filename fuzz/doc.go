@@ -43,9 +43,8 @@
 // each batch on the same inputs (harness.GenerateInputs: the //rx:input
 // distributions seeded from the //rx:seed and the case name). Float outputs
 // are compared with |got − want| ≤ atol + rtol·|want| (DefaultTolerance:
-// rtol 1e-3, atol 1e-4, looser than the harness's catalog default because
-// random chains of transcendental functions amplify float32 rounding;
-// //rx:tolerance directives still win), NaN positions and Inf signs must
+// the harness's catalog default, rtol 1e-4, atol 3e-6; //rx:tolerance
+// directives still win), NaN positions and Inf signs must
 // match, int64 outputs match exactly except argmax near-ties of a float
 // result's scores, and errors must have the same kind and text.
 //

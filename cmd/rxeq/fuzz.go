@@ -36,6 +36,15 @@ type fuzzRun struct {
 	parallel int           // programs checked at once; 0 means 1
 }
 
+// tolerance registers --rtol and --atol, the tolerance of float outputs
+// without a //rx:tolerance directive.
+func tolerance(fs *flag.FlagSet) *harness.Tolerance {
+	t := fuzz.DefaultTolerance()
+	fs.Float64Var(&t.RTol, "rtol", t.RTol, "relative tolerance of float outputs without //rx:tolerance")
+	fs.Float64Var(&t.ATol, "atol", t.ATol, "absolute tolerance of float outputs without //rx:tolerance")
+	return &t
+}
+
 // noiseRuns maps --noise-runs (0: none) to fuzz.Checker.NoiseRuns (0:
 // the default, negative: none).
 func noiseRuns(flag int) int {
@@ -77,6 +86,7 @@ func cmdFuzz(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	timeout := fs.Duration("timeout", defaultFuzzTimeout, "with --isolate, a native run taking longer is killed and reported as a finding")
 	noise := fs.Int("noise-runs", fuzz.DefaultNoiseRuns, "oracle runs rounding to float32 that measure how far rounding can move an output that disagrees (0: none, plain tolerance)")
 	fs.IntVar(&r.parallel, "parallel", runtime.GOMAXPROCS(0), "programs checked at once")
+	tol := tolerance(fs)
 	if err := fs.Parse(args); err != nil {
 		return exitUsage
 	}
@@ -89,7 +99,7 @@ func cmdFuzz(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	if fs.NArg() != 0 || r.count < 0 || r.limit < 0 || r.cfg.MaxFuncs < 0 || r.cfg.MaxStmts < 0 || r.cfg.MaxDepth < -1 || r.cfg.MaxExprDepth < 0 ||
-		r.reducer.MaxTime < 0 || r.reducer.MaxTests < 0 || *timeout <= 0 || *noise < 0 || r.parallel < 1 {
+		r.reducer.MaxTime < 0 || r.reducer.MaxTests < 0 || *timeout <= 0 || *noise < 0 || r.parallel < 1 || tol.RTol < 0 || tol.ATol < 0 {
 		fs.Usage()
 		return exitUsage
 	}
@@ -108,6 +118,7 @@ func cmdFuzz(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	checker.NoiseRuns = noiseRuns(*noise)
+	checker.Tolerance = tol
 	r.timeout = *timeout
 	r.checker = checker
 	r.term = isTerminal(stderr)
@@ -337,6 +348,9 @@ func (r *fuzzRun) save(ctx context.Context, p fuzz.Program, f fuzz.Finding) (str
 	if r.timeout > 0 && r.timeout != defaultFuzzTimeout {
 		shared += " --timeout " + r.timeout.String()
 	}
+	if t := r.checker.Tolerance; t != nil && *t != fuzz.DefaultTolerance() {
+		shared += fmt.Sprintf(" --rtol %g --atol %g", t.RTol, t.ATol)
+	}
 	rerun += shared
 	check := func(file string) string {
 		s := "rxeq reduce --executors " + r.execList
@@ -433,7 +447,9 @@ func cmdReduce(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	fs.IntVar(&red.MaxTests, "max-tests", 0, "most candidate programs tested (0: no bound)")
 	timeout := fs.Duration("timeout", defaultFuzzTimeout, "with --isolate, a native run taking longer is killed and reported as a finding")
 	noise := fs.Int("noise-runs", fuzz.DefaultNoiseRuns, "oracle runs rounding to float32 that measure how far rounding can move an output that disagrees (0: none, plain tolerance)")
-	if err := parseInterspersed(fs, args); err != nil || fs.NArg() != 1 || red.MaxTime < 0 || red.MaxTests < 0 || *timeout <= 0 || *noise < 0 {
+	tol := tolerance(fs)
+	if err := parseInterspersed(fs, args); err != nil || fs.NArg() != 1 || red.MaxTime < 0 || red.MaxTests < 0 || *timeout <= 0 || *noise < 0 ||
+		tol.RTol < 0 || tol.ATol < 0 {
 		if err == nil {
 			fs.Usage()
 		}
@@ -452,6 +468,7 @@ func cmdReduce(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		return exitUsage
 	}
 	checker.NoiseRuns = noiseRuns(*noise)
+	checker.Tolerance = tol
 	src, err := os.ReadFile(name)
 	if err != nil {
 		fmt.Fprintf(stderr, "rxeq reduce: %v\n", err)

@@ -106,9 +106,10 @@ func f(x [B]float32) (y [B]float32) {
 
 // The bound: the perturbed Tanh must be found within the first 200
 // programs from seed 1. Measured when this test was written: found at
-// program 3 (seed 3; at the default tolerance 1e-3 on a Tanh near 1 is
-// within tolerance, so the bug shows where a later op magnifies it);
-// 21 statements reduced to 2.
+// program 1 (seed 1), 31 statements reduced to 1 (`return Tanh(d1)`).
+// Over the first 1000 programs the perturbation shows in 368 at the
+// default tolerance (rtol 1e-4, atol 3e-6) and in 88 at the looser
+// rtol 1e-3, atol 1e-4 the fuzzer used before its noise runs.
 const (
 	tanhBugBound    = 200
 	tanhBugMaxStmts = 5
@@ -142,6 +143,8 @@ var _ = Describe("fuzz", Label("fuzz"), func() {
 			{"fuzz", "--parallel", "0"},
 			{"fuzz", "--exclude", "nope"},
 			{"fuzz", "--max-depth", "-2"},
+			{"fuzz", "--rtol", "-1e-4"},
+			{"reduce", "--atol", "-1", "a.rx"},
 			{"reduce"},
 			{"reduce", "a.rx", "b.rx"},
 			{"reduce", "--executors", "bogus", "a.rx"},
