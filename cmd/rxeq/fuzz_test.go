@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -124,6 +125,19 @@ var _ = Describe("fuzz", Label("fuzz"), func() {
 		entries, err := os.ReadDir(dir)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(entries).To(BeEmpty())
+	})
+
+	It("stops when its context ends, with the programs that finished counted", func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+		defer cancel()
+		c := &fuzz.Checker{}
+		r := &fuzzRun{seed: 1, count: 1 << 30, checker: c, out: GinkgoT().TempDir(), execList: "oracle,fallback", parallel: 3}
+		var out bytes.Buffer
+		st, err := r.loop(ctx, &out, GinkgoWriter)
+		Expect(err).To(MatchError(context.DeadlineExceeded))
+		Expect(st.programs).To(BeNumerically(">", 0))
+		Expect(st.findings).To(BeZero())
+		Expect(out.String()).To(BeEmpty())
 	})
 
 	It("exits 2 on bad usage", func() {
