@@ -8,7 +8,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"time"
+	"sync/atomic"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -17,6 +17,7 @@ import (
 	"github.com/rextio/rxeq/harness"
 	"github.com/rextio/rxeq/program"
 	"github.com/rextio/rxeq/program/ir"
+	"github.com/rextio/rxeq/tensor"
 )
 
 // tanhBug is a test-only executor: the fallback interpreter with Tanh off
@@ -128,13 +129,14 @@ var _ = Describe("fuzz", Label("fuzz"), func() {
 	})
 
 	It("stops when its context ends, with the programs that finished counted", func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
-		c := &fuzz.Checker{}
+		// The executor cancels the session during its 200th run.
+		c := &fuzz.Checker{Executors: []harness.Executor{&cancelling{after: 200, cancel: cancel}}}
 		r := &fuzzRun{seed: 1, count: 1 << 30, checker: c, out: GinkgoT().TempDir(), execList: "oracle,fallback", parallel: 3}
 		var out bytes.Buffer
 		st, err := r.loop(ctx, &out, GinkgoWriter)
-		Expect(err).To(MatchError(context.DeadlineExceeded))
+		Expect(err).To(MatchError(context.Canceled))
 		Expect(st.programs).To(BeNumerically(">", 0))
 		Expect(st.findings).To(BeZero())
 		Expect(out.String()).To(BeEmpty())
@@ -323,3 +325,32 @@ func f(x [B]float32) (y [B]float32) {
 })
 
 func itoa(u uint64) string { return strconv.FormatUint(u, 10) }
+
+// cancelling is the fallback interpreter, calling cancel during its
+// after-th run.
+type cancelling struct {
+	runs   atomic.Int64
+	after  int64
+	cancel context.CancelFunc
+}
+
+func (c *cancelling) Name() string { return "cancelling" }
+
+func (c *cancelling) Prepare(ctx context.Context, f *program.File, p *ir.Program) (harness.Prepared, error) {
+	inner, err := harness.FallbackExecutor{}.Prepare(ctx, f, p)
+	return cancellingPrepared{c, inner}, err
+}
+
+type cancellingPrepared struct {
+	c     *cancelling
+	inner harness.Prepared
+}
+
+func (p cancellingPrepared) Run(ctx context.Context, fn string, in map[string]*tensor.Tensor) (harness.Outcome, error) {
+	if p.c.runs.Add(1) == p.c.after {
+		p.c.cancel()
+	}
+	return p.inner.Run(ctx, fn, in)
+}
+
+func (p cancellingPrepared) Close() error { return p.inner.Close() }
