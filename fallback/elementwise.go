@@ -2,8 +2,10 @@ package fallback
 
 import (
 	"math"
+	"slices"
 
 	"github.com/rextio/rxeq/program/ir"
+	"github.com/rextio/rxeq/tensor"
 )
 
 // binary runs Add, Sub, Mul, Div, Maximum or Minimum with NumPy
@@ -23,7 +25,7 @@ func (st *state) binary(o *ir.Op) error {
 	}
 	oshape := st.shapes[o.Dst.ID]
 	ashape, bshape := st.shapes[o.Args[0].ID], st.shapes[o.Args[1].ID]
-	if len(a) != numElements(ashape) || len(b) != numElements(bshape) {
+	if len(a) != tensor.NumElements(ashape) || len(b) != tensor.NumElements(bshape) {
 		return st.shapeError(o)
 	}
 	dims, as, bs, ok := broadcastStrides(oshape, ashape, bshape)
@@ -58,14 +60,6 @@ func (st *state) binary(o *ir.Op) error {
 		}
 	}
 	return nil
-}
-
-func numElements(shape []int) int {
-	n := 1
-	for _, d := range shape {
-		n *= d
-	}
-	return n
 }
 
 // broadcastStrides returns the output dims (merged where possible, at least
@@ -243,7 +237,7 @@ func (st *state) unary(o *ir.Op) error {
 	if err != nil {
 		return err
 	}
-	if len(a) != numElements(st.shapes[o.Dst.ID]) || !sameShape(st.shapes[o.Args[0].ID], st.shapes[o.Dst.ID]) {
+	if len(a) != tensor.NumElements(st.shapes[o.Dst.ID]) || !slices.Equal(st.shapes[o.Args[0].ID], st.shapes[o.Dst.ID]) {
 		return st.shapeError(o)
 	}
 	out := st.dstFloat(o, true)

@@ -3,6 +3,7 @@ package fallback
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/rextio/rxeq/program/ir"
 	"github.com/rextio/rxeq/tensor"
@@ -257,7 +258,7 @@ func (st *state) dstFloat(o *ir.Op, inPlace bool) []float32 {
 	s := &st.slots[id]
 	reuse := cap(s.f) >= n
 	for _, a := range o.Args {
-		if a.ID == id && (!inPlace || !sameShape(st.shapes[a.ID], st.shapes[id])) {
+		if a.ID == id && (!inPlace || !slices.Equal(st.shapes[a.ID], st.shapes[id])) {
 			reuse = false
 		}
 	}
@@ -268,18 +269,6 @@ func (st *state) dstFloat(o *ir.Op, inPlace bool) []float32 {
 	}
 	s.set = true
 	return s.f
-}
-
-func sameShape(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // shapeError reports operand shapes that do not fit the op (malformed IR:

@@ -2,14 +2,16 @@ package fallback
 
 import (
 	"math"
+	"slices"
 
 	"github.com/rextio/rxeq/program/ir"
+	"github.com/rextio/rxeq/tensor"
 )
 
 // axisLayout splits shape around axis: outer × n × inner elements, the
 // axis' elements inner apart.
 func axisLayout(shape []int, axis int) (outer, n, inner int) {
-	return numElements(shape[:axis]), shape[axis], numElements(shape[axis+1:])
+	return tensor.NumElements(shape[:axis]), shape[axis], tensor.NumElements(shape[axis+1:])
 }
 
 // softmax runs Softmax or LogSoftmax along o.Axis. For each slice: m is the
@@ -22,7 +24,7 @@ func (st *state) softmax(o *ir.Op) error {
 		return err
 	}
 	shape := st.shapes[o.Args[0].ID]
-	if len(a) != numElements(shape) || !sameShape(shape, st.shapes[o.Dst.ID]) {
+	if len(a) != tensor.NumElements(shape) || !slices.Equal(shape, st.shapes[o.Dst.ID]) {
 		return st.shapeError(o)
 	}
 	out := st.dstFloat(o, true)
@@ -74,7 +76,7 @@ func (st *state) reduce(o *ir.Op) error {
 	}
 	shape := st.shapes[o.Args[0].ID]
 	outer, n, inner := axisLayout(shape, o.Axis)
-	if len(a) != numElements(shape) || numElements(st.shapes[o.Dst.ID]) != outer*inner {
+	if len(a) != tensor.NumElements(shape) || tensor.NumElements(st.shapes[o.Dst.ID]) != outer*inner {
 		return st.shapeError(o)
 	}
 	out := st.dstFloat(o, false)
@@ -117,7 +119,7 @@ func (st *state) argmax(o *ir.Op) error {
 	}
 	shape := st.shapes[o.Args[0].ID]
 	outer, n, inner := axisLayout(shape, o.Axis)
-	if len(a) != numElements(shape) || numElements(st.shapes[o.Dst.ID]) != outer*inner {
+	if len(a) != tensor.NumElements(shape) || tensor.NumElements(st.shapes[o.Dst.ID]) != outer*inner {
 		return st.shapeError(o)
 	}
 	s := &st.slots[o.Dst.ID]

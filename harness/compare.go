@@ -3,6 +3,7 @@ package harness
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -162,22 +163,10 @@ func compatible(want, got *tensor.Tensor) string {
 	if (want.DType == tensor.Int64) != (got.DType == tensor.Int64) || !(isFloat(want.DType) || want.DType == tensor.Int64) || !(isFloat(got.DType) || got.DType == tensor.Int64) {
 		return fmt.Sprintf("dtype mismatch: want %s, got %s", want.DType, got.DType)
 	}
-	if !sameShape(want.Shape, got.Shape) {
+	if !slices.Equal(want.Shape, got.Shape) {
 		return fmt.Sprintf("shape mismatch: want %v, got %v", want.Shape, got.Shape)
 	}
 	return ""
-}
-
-func sameShape(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // excess is how far d exceeds its allowance, as a factor (infinite when

@@ -3,6 +3,7 @@ package harness
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -93,11 +94,11 @@ func CompareClasses(name string, wantClasses, gotClasses, oracleScores *tensor.T
 // (or kept with size 1).
 func classesFit(classes, scores []int, axis int) bool {
 	reduced := append(append([]int(nil), scores[:axis]...), scores[axis+1:]...)
-	if sameShape(classes, reduced) {
+	if slices.Equal(classes, reduced) {
 		return true
 	}
 	kept := append(append(append([]int(nil), scores[:axis]...), 1), scores[axis+1:]...)
-	return sameShape(classes, kept)
+	return slices.Equal(classes, kept)
 }
 
 // tiedClasses returns the classes of a row tied with its best score, or
