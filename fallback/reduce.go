@@ -67,17 +67,26 @@ func (st *state) softmax(o *ir.Op) error {
 	return nil
 }
 
+// lanes returns the float operand of a reduction along o.Axis and its
+// layout, after checking that the result holds one element per lane.
+func (st *state) lanes(o *ir.Op) (a []float32, outer, n, inner int, err error) {
+	if a, err = st.float(o.Args[0]); err != nil {
+		return nil, 0, 0, 0, err
+	}
+	shape := st.shapes[o.Args[0].ID]
+	outer, n, inner = axisLayout(shape, o.Axis)
+	if len(a) != tensor.NumElements(shape) || tensor.NumElements(st.shapes[o.Dst.ID]) != outer*inner {
+		return nil, 0, 0, 0, st.shapeError(o)
+	}
+	return a, outer, n, inner, nil
+}
+
 // reduce runs Sum, Mean or Max along o.Axis; the result holds outer × inner
 // elements whether or not the axis is kept.
 func (st *state) reduce(o *ir.Op) error {
-	a, err := st.float(o.Args[0])
+	a, outer, n, inner, err := st.lanes(o)
 	if err != nil {
 		return err
-	}
-	shape := st.shapes[o.Args[0].ID]
-	outer, n, inner := axisLayout(shape, o.Axis)
-	if len(a) != tensor.NumElements(shape) || tensor.NumElements(st.shapes[o.Dst.ID]) != outer*inner {
-		return st.shapeError(o)
 	}
 	out := st.dstFloat(o, false)
 	for p := 0; p < outer; p++ {
@@ -113,14 +122,9 @@ func (st *state) reduce(o *ir.Op) error {
 // argmax writes, for each slice along o.Axis, the index of its first
 // maximum, or of its first NaN if it holds one (NumPy); 0 for an empty axis.
 func (st *state) argmax(o *ir.Op) error {
-	a, err := st.float(o.Args[0])
+	a, outer, n, inner, err := st.lanes(o)
 	if err != nil {
 		return err
-	}
-	shape := st.shapes[o.Args[0].ID]
-	outer, n, inner := axisLayout(shape, o.Axis)
-	if len(a) != tensor.NumElements(shape) || tensor.NumElements(st.shapes[o.Dst.ID]) != outer*inner {
-		return st.shapeError(o)
 	}
 	s := &st.slots[o.Dst.ID]
 	size := outer * inner
