@@ -94,6 +94,33 @@ func pickOf[T any](g *gen, xs []T) T { return xs[g.rng.IntN(len(xs))] }
 
 func (g *gen) pick(xs []string) string { return pickOf(g, xs) }
 
+// choices is a weighted set of alternatives.
+type choices[T any] struct {
+	weights []int
+	alts    []T
+	total   int
+}
+
+// add adds alternative m with weight w when on.
+func (c *choices[T]) add(w int, on bool, m T) {
+	if on {
+		c.weights, c.alts, c.total = append(c.weights, w), append(c.alts, m), c.total+w
+	}
+}
+
+// draw picks an alternative with probability proportional to its weight;
+// there must be one.
+func (c *choices[T]) draw(g *gen) T {
+	r := g.rng.IntN(c.total)
+	for i, w := range c.weights {
+		if r < w {
+			return c.alts[i]
+		}
+		r -= w
+	}
+	panic("unreachable")
+}
+
 // chance returns true with probability 1/n.
 func (g *gen) chance(n int) bool { return g.rng.IntN(n) == 0 }
 

@@ -182,16 +182,8 @@ func (g *fnGen) expr(s shape, d int) (ast.Expr, float64) {
 	if d <= 0 || g.chance(5) {
 		return g.leaf(s)
 	}
-	type option struct {
-		weight int
-		make   maker
-	}
-	var opts []option
-	add := func(w int, on bool, m maker) {
-		if on {
-			opts = append(opts, option{w, m})
-		}
-	}
+	var opts choices[maker]
+	add := opts.add
 	sub := func() (ast.Expr, float64) { return g.expr(s, d-1) }
 	add(3, true, func() (ast.Expr, float64) { return g.arith(s, d) })
 	add(1, g.has(FeatTanh), func() (ast.Expr, float64) { x, b := sub(); return call("Tanh", x), math.Min(b, 1) })
@@ -261,18 +253,7 @@ func (g *fnGen) expr(s shape, d int) (ast.Expr, float64) {
 	if ks := g.splits(s); len(ks) > 0 {
 		add(2, true, func() (ast.Expr, float64) { return g.matmul(s, pickOf(g.gen, ks), d-1) })
 	}
-	total := 0
-	for _, o := range opts {
-		total += o.weight
-	}
-	r := g.rng.IntN(total)
-	for _, o := range opts {
-		if r < o.weight {
-			return g.capped(o.make())
-		}
-		r -= o.weight
-	}
-	panic("unreachable")
+	return g.capped(opts.draw(g.gen)())
 }
 
 // arith generates x op y with y broadcast to s.

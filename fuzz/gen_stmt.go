@@ -19,16 +19,8 @@ func (g *fnGen) block(n int, top bool) []ast.Stmt {
 }
 
 func (g *fnGen) stmt(top bool) ast.Stmt {
-	type option struct {
-		weight int
-		make   func() ast.Stmt
-	}
-	var opts []option
-	add := func(w int, on bool, m func() ast.Stmt) {
-		if on {
-			opts = append(opts, option{w, m})
-		}
-	}
+	var opts choices[func() ast.Stmt]
+	add := opts.add
 	var locals, intLocals, unset []*variable
 	for _, v := range g.visible() {
 		switch {
@@ -70,18 +62,7 @@ func (g *fnGen) stmt(top bool) ast.Stmt {
 		g.markSet(r)
 		return assign(r.name, token.ASSIGN, e)
 	})
-	total := 0
-	for _, o := range opts {
-		total += o.weight
-	}
-	r := g.rng.IntN(total)
-	for _, o := range opts {
-		if r < o.weight {
-			return o.make()
-		}
-		r -= o.weight
-	}
-	return nil
+	return opts.draw(g.gen)()
 }
 
 // defineFloat declares a new float local of a candidate shape.
