@@ -11,6 +11,7 @@ import (
 
 	"github.com/rextio/rxeq/fallback"
 	"github.com/rextio/rxeq/program/ir"
+	"github.com/rextio/rxeq/program/ir/irtest"
 	"github.com/rextio/rxeq/tensor"
 )
 
@@ -19,21 +20,21 @@ import (
 // none), and n itself is incremented in the body to prove the count is read
 // once.
 func countingFn() *ir.Func {
-	b := newFn("f")
-	n := b.param("n", ir.Int64)
-	iters := b.result("iters", ir.Int64)
-	last := b.result("last", ir.Int64)
-	b.op(ir.ConstI, last).I = -1
-	count := b.val("count", ir.Var, ir.Int64)
-	b.op(ir.Copy, count, n)
-	one := b.constI(1)
-	i := b.val("i", ir.LoopIndex, ir.Int64)
-	b.loop(i, count, func() {
-		b.op(ir.IAdd, iters, iters, one)
-		b.op(ir.Copy, last, i)
-		b.op(ir.IAdd, count, count, one)
+	b := irtest.NewFunc("f")
+	n := b.Param("n", ir.Int64)
+	iters := b.Result("iters", ir.Int64)
+	last := b.Result("last", ir.Int64)
+	b.Op(ir.ConstI, last).I = -1
+	count := b.Val("count", ir.Var, ir.Int64)
+	b.Op(ir.Copy, count, n)
+	one := b.ConstI(1)
+	i := b.Val("i", ir.LoopIndex, ir.Int64)
+	b.Loop(i, count, func() {
+		b.Op(ir.IAdd, iters, iters, one)
+		b.Op(ir.Copy, last, i)
+		b.Op(ir.IAdd, count, count, one)
 	})
-	return b.fn
+	return b.Fn
 }
 
 var _ = Describe("control flow", func() {
@@ -52,28 +53,28 @@ var _ = Describe("control flow", func() {
 
 	It("runs the four-round branch of the design's example", func() {
 		// logits = x; for r := range 4 { if CheckedRem(r, 2) == 0 { logits = logits * 0.5 } else { logits = Tanh(logits) } }
-		b := newFn("rounds")
-		x := b.param("x", ir.Float32, "B", 2)
-		logits := b.result("logits", ir.Float32, "B", 2)
-		b.op(ir.Copy, logits, x)
-		four, two, zero := b.constI(4), b.constI(2), b.constI(0)
-		r := b.val("round_idx", ir.LoopIndex, ir.Int64)
-		b.loop(r, four, func() {
-			rem, eq := b.tmp(ir.Int64), b.tmp(ir.Bool)
-			b.op(ir.CheckedRem, rem, r, two).Site = &ir.Site{Func: "rounds", Builtin: "CheckedRem", LHS: "round_idx", Pos: "t.rx:9:6"}
-			b.op(ir.Eq, eq, rem, zero)
-			b.cond(eq, func() {
-				half := b.constF(0.5)
-				t := b.tmp(ir.Float32, "B", 2)
-				b.op(ir.Mul, t, logits, half)
-				b.op(ir.Copy, logits, t)
+		b := irtest.NewFunc("rounds")
+		x := b.Param("x", ir.Float32, "B", 2)
+		logits := b.Result("logits", ir.Float32, "B", 2)
+		b.Op(ir.Copy, logits, x)
+		four, two, zero := b.ConstI(4), b.ConstI(2), b.ConstI(0)
+		r := b.Val("round_idx", ir.LoopIndex, ir.Int64)
+		b.Loop(r, four, func() {
+			rem, eq := b.Temp(ir.Int64), b.Temp(ir.Bool)
+			b.Op(ir.CheckedRem, rem, r, two).Site = &ir.Site{Func: "rounds", Builtin: "CheckedRem", LHS: "round_idx", Pos: "t.rx:9:6"}
+			b.Op(ir.Eq, eq, rem, zero)
+			b.Cond(eq, func() {
+				half := b.ConstF(0.5)
+				t := b.Temp(ir.Float32, "B", 2)
+				b.Op(ir.Mul, t, logits, half)
+				b.Op(ir.Copy, logits, t)
 			}, func() {
-				t := b.tmp(ir.Float32, "B", 2)
-				b.op(ir.Tanh, t, logits)
-				b.op(ir.Copy, logits, t)
+				t := b.Temp(ir.Float32, "B", 2)
+				b.Op(ir.Tanh, t, logits)
+				b.Op(ir.Copy, logits, t)
 			})
 		})
-		out, err := run(b.fn, inputs{"x": f32([]float32{0, 4}, 1, 2)})
+		out, err := run(b.Fn, inputs{"x": f32([]float32{0, 4}, 1, 2)})
 		Expect(err).NotTo(HaveOccurred())
 		// 4 -> 2 -> tanh(2) -> tanh(2)/2 -> tanh(tanh(2)/2); tanh(2) = 0.9640276, tanh(0.4820138) = 0.4478...
 		Expect(out["logits"].F32[0]).To(Equal(float32(0)))
@@ -94,11 +95,11 @@ var _ = Describe("control flow", func() {
 	})
 
 	It("returns zeros for a named result the body never writes", func() {
-		b := newFn("f")
-		b.param("x", ir.Float32, "B")
-		b.result("y", ir.Float32, "B", 2)
-		b.result("k", ir.Int64)
-		out, err := run(b.fn, inputs{"x": tensor.NewFloat32(3)})
+		b := irtest.NewFunc("f")
+		b.Param("x", ir.Float32, "B")
+		b.Result("y", ir.Float32, "B", 2)
+		b.Result("k", ir.Int64)
+		out, err := run(b.Fn, inputs{"x": tensor.NewFloat32(3)})
 		Expect(err).NotTo(HaveOccurred())
 		Expect(out["y"].F32).To(Equal(make([]float32, 6)))
 		Expect(out["k"].I64).To(Equal([]int64{0}))
@@ -109,17 +110,17 @@ var _ = Describe("memory safety", func() {
 	// func f(x [B][2]float32, c [B]int64) (y [B][2]float32, z [B][2]float32, k [B]int64)
 	// { y = x; z = x; y = y * 2; k = c }
 	aliasFn := func() *ir.Func {
-		b := newFn("f")
-		x := b.param("x", ir.Float32, "B", 2)
-		c := b.param("c", ir.Int64, "B")
-		y := b.result("y", ir.Float32, "B", 2)
-		z := b.result("z", ir.Float32, "B", 2)
-		k := b.result("k", ir.Int64, "B")
-		b.op(ir.Copy, y, x)
-		b.op(ir.Copy, z, x)
-		b.op(ir.Mul, y, y, b.constF(2))
-		b.op(ir.Copy, k, c)
-		return b.fn
+		b := irtest.NewFunc("f")
+		x := b.Param("x", ir.Float32, "B", 2)
+		c := b.Param("c", ir.Int64, "B")
+		y := b.Result("y", ir.Float32, "B", 2)
+		z := b.Result("z", ir.Float32, "B", 2)
+		k := b.Result("k", ir.Int64, "B")
+		b.Op(ir.Copy, y, x)
+		b.Op(ir.Copy, z, x)
+		b.Op(ir.Mul, y, y, b.ConstF(2))
+		b.Op(ir.Copy, k, c)
+		return b.Fn
 	}
 
 	It("never writes the inputs and never returns memory shared with them", func() {

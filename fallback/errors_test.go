@@ -9,6 +9,7 @@ import (
 
 	"github.com/rextio/rxeq/fallback"
 	"github.com/rextio/rxeq/program/ir"
+	"github.com/rextio/rxeq/program/ir/irtest"
 	"github.com/rextio/rxeq/tensor"
 )
 
@@ -41,17 +42,17 @@ var _ = Describe("runtime errors", func() {
 
 		It("stops the loop at the failing iteration", func() {
 			// for i := range 5 { r = CheckedRem(i, 3 - i) } fails at i = 3.
-			b := newFn("loopy")
-			r := b.result("r", ir.Int64)
-			n := b.constI(5)
-			three := b.constI(3)
-			i := b.val("i", ir.LoopIndex, ir.Int64)
-			b.loop(i, n, func() {
-				d := b.tmp(ir.Int64)
-				b.op(ir.ISub, d, three, i)
-				b.op(ir.CheckedRem, r, i, d).Site = &ir.Site{Func: "loopy", Builtin: "CheckedRem", LHS: "i", Pos: "t.rx:7:8"}
+			b := irtest.NewFunc("loopy")
+			r := b.Result("r", ir.Int64)
+			n := b.ConstI(5)
+			three := b.ConstI(3)
+			i := b.Val("i", ir.LoopIndex, ir.Int64)
+			b.Loop(i, n, func() {
+				d := b.Temp(ir.Int64)
+				b.Op(ir.ISub, d, three, i)
+				b.Op(ir.CheckedRem, r, i, d).Site = &ir.Site{Func: "loopy", Builtin: "CheckedRem", LHS: "i", Pos: "t.rx:7:8"}
 			})
-			_, err := run(b.fn, inputs{})
+			_, err := run(b.Fn, inputs{})
 			expectRuntimeError(err, "loopy: CheckedRem: division by zero (i=3) at t.rx:7:8", ir.ErrDivisionByZero)
 		})
 	})
@@ -59,13 +60,13 @@ var _ = Describe("runtime errors", func() {
 	Describe("input binding", func() {
 		// func score(x [B][3]float32, w [3][2]float32, n int64) (y [B][2]float32)
 		scoreFn := func() *ir.Func {
-			b := newFn("score")
-			x := b.param("x", ir.Float32, "B", 3)
-			w := b.param("w", ir.Float32, 3, 2)
-			b.param("n", ir.Int64)
-			y := b.result("y", ir.Float32, "B", 2)
-			b.op(ir.MatMul, y, x, w)
-			return b.fn
+			b := irtest.NewFunc("score")
+			x := b.Param("x", ir.Float32, "B", 3)
+			w := b.Param("w", ir.Float32, 3, 2)
+			b.Param("n", ir.Int64)
+			y := b.Result("y", ir.Float32, "B", 2)
+			b.Op(ir.MatMul, y, x, w)
+			return b.Fn
 		}
 		good := func() inputs {
 			return inputs{"x": tensor.NewFloat32(4, 3), "w": tensor.NewFloat32(3, 2), "n": tensor.Scalar(1)}
@@ -101,30 +102,30 @@ var _ = Describe("runtime errors", func() {
 		)
 
 		It("rejects a symbolic dimension bound inconsistently", func() {
-			b := newFn("pair")
-			x := b.param("x", ir.Float32, "B", 3)
-			y := b.param("y", ir.Float32, "B", 3)
-			z := b.result("z", ir.Float32, "B", 3)
-			b.op(ir.Add, z, x, y)
-			_, err := run(b.fn, inputs{"x": tensor.NewFloat32(2, 3), "y": tensor.NewFloat32(5, 3)})
+			b := irtest.NewFunc("pair")
+			x := b.Param("x", ir.Float32, "B", 3)
+			y := b.Param("y", ir.Float32, "B", 3)
+			z := b.Result("z", ir.Float32, "B", 3)
+			b.Op(ir.Add, z, x, y)
+			_, err := run(b.Fn, inputs{"x": tensor.NewFloat32(2, 3), "y": tensor.NewFloat32(5, 3)})
 			expectRuntimeError(err, "pair: input y: dimension 0 (B) is 5, but B is 2 from input x", ir.ErrShape)
 		})
 	})
 
 	Describe("malformed IR", func() {
 		It("is refused by New with ErrInternal", func() {
-			b := newFn("bad")
-			x := b.param("x", ir.Float32, 2)
-			y := b.result("y", ir.Float32, 2)
-			b.op(ir.Add, y, x) // one operand
-			_, err := fallback.New(b.fn)
+			b := irtest.NewFunc("bad")
+			x := b.Param("x", ir.Float32, 2)
+			y := b.Result("y", ir.Float32, 2)
+			b.Op(ir.Add, y, x) // one operand
+			_, err := fallback.New(b.Fn)
 			Expect(errors.Is(err, fallback.ErrInternal)).To(BeTrue())
 			Expect(err.Error()).To(HavePrefix("bad: internal error: "))
 
-			b = newFn("bad")
-			x = b.param("x", ir.Float32, 2)
-			b.op(ir.Neg, x, x) // writes a parameter
-			_, err = fallback.New(b.fn)
+			b = irtest.NewFunc("bad")
+			x = b.Param("x", ir.Float32, 2)
+			b.Op(ir.Neg, x, x) // writes a parameter
+			_, err = fallback.New(b.Fn)
 			Expect(err).To(MatchError(ContainSubstring("writes parameter %x.0")))
 			Expect(errors.Is(err, fallback.ErrInternal)).To(BeTrue())
 
@@ -133,30 +134,30 @@ var _ = Describe("runtime errors", func() {
 		})
 
 		It("refuses an op it does not know with ir.ErrUnsupported", func() {
-			b := newFn("bad")
-			y := b.result("y", ir.Float32)
-			b.op(ir.OpKind(200), y)
-			_, err := fallback.New(b.fn)
+			b := irtest.NewFunc("bad")
+			y := b.Result("y", ir.Float32)
+			b.Op(ir.OpKind(200), y)
+			_, err := fallback.New(b.Fn)
 			Expect(errors.Is(err, ir.ErrUnsupported)).To(BeTrue())
 		})
 
 		It("reports operand shapes that do not fit at run time, without panicking", func() {
-			b := newFn("bad")
-			x := b.param("x", ir.Float32, 2, 4)
-			y := b.param("y", ir.Float32, 3)
-			z := b.result("z", ir.Float32, 2, 3)
-			b.op(ir.Add, z, x, y)
-			_, err := run(b.fn, inputs{"x": tensor.NewFloat32(2, 4), "y": tensor.NewFloat32(3)})
+			b := irtest.NewFunc("bad")
+			x := b.Param("x", ir.Float32, 2, 4)
+			y := b.Param("y", ir.Float32, 3)
+			z := b.Result("z", ir.Float32, 2, 3)
+			b.Op(ir.Add, z, x, y)
+			_, err := run(b.Fn, inputs{"x": tensor.NewFloat32(2, 4), "y": tensor.NewFloat32(3)})
 			Expect(errors.Is(err, fallback.ErrInternal)).To(BeTrue())
 			Expect(err.Error()).To(ContainSubstring("do not fit"))
 		})
 
 		It("reports a value read before it is written", func() {
-			b := newFn("bad")
-			t := b.tmp(ir.Float32, 2)
-			y := b.result("y", ir.Float32, 2)
-			b.op(ir.Neg, y, t)
-			_, err := run(b.fn, inputs{})
+			b := irtest.NewFunc("bad")
+			t := b.Temp(ir.Float32, 2)
+			y := b.Result("y", ir.Float32, 2)
+			b.Op(ir.Neg, y, t)
+			_, err := run(b.Fn, inputs{})
 			Expect(errors.Is(err, fallback.ErrInternal)).To(BeTrue())
 			Expect(err.Error()).To(Equal("bad: internal error: value %0 is read before it is written"))
 		})

@@ -7,18 +7,19 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/rextio/rxeq/program/ir"
+	"github.com/rextio/rxeq/program/ir/irtest"
 	"github.com/rextio/rxeq/tensor"
 )
 
 var _ = Describe("float32 numerics", func() {
 	Describe("MatMul and Transpose", func() {
 		It("multiplies a 2x3 by a 3x2 matrix (hand-computed)", func() {
-			b := newFn("f")
-			x := b.param("x", ir.Float32, 2, 3)
-			w := b.param("w", ir.Float32, 3, 2)
-			y := b.result("y", ir.Float32, 2, 2)
-			b.op(ir.MatMul, y, x, w)
-			out, err := run(b.fn, inputs{
+			b := irtest.NewFunc("f")
+			x := b.Param("x", ir.Float32, 2, 3)
+			w := b.Param("w", ir.Float32, 3, 2)
+			y := b.Result("y", ir.Float32, 2, 2)
+			b.Op(ir.MatMul, y, x, w)
+			out, err := run(b.Fn, inputs{
 				"x": f32([]float32{1, 2, 3, 4, 5, 6}, 2, 3),
 				"w": f32([]float32{7, 8, 9, 10, 11, 12}, 3, 2),
 			})
@@ -32,22 +33,22 @@ var _ = Describe("float32 numerics", func() {
 		It("adds the products in increasing k order, in float32", func() {
 			// 1e8 + 1 - 1e8 in float32 is 0 in this order (1e8+1 rounds to 1e8),
 			// where another order or float64 accumulation would give 1.
-			b := newFn("f")
-			x := b.param("x", ir.Float32, 1, 3)
-			w := b.param("w", ir.Float32, 3, 1)
-			y := b.result("y", ir.Float32, 1, 1)
-			b.op(ir.MatMul, y, x, w)
-			out, err := run(b.fn, inputs{"x": f32([]float32{1e8, 1, -1e8}, 1, 3), "w": f32([]float32{1, 1, 1}, 3, 1)})
+			b := irtest.NewFunc("f")
+			x := b.Param("x", ir.Float32, 1, 3)
+			w := b.Param("w", ir.Float32, 3, 1)
+			y := b.Result("y", ir.Float32, 1, 1)
+			b.Op(ir.MatMul, y, x, w)
+			out, err := run(b.Fn, inputs{"x": f32([]float32{1e8, 1, -1e8}, 1, 3), "w": f32([]float32{1, 1, 1}, 3, 1)})
 			Expect(err).NotTo(HaveOccurred())
 			Expect(out["y"].F32).To(Equal([]float32{0}))
 		})
 
 		It("transposes a 2x3 matrix", func() {
-			b := newFn("f")
-			x := b.param("x", ir.Float32, 2, 3)
-			y := b.result("y", ir.Float32, 3, 2)
-			b.op(ir.Transpose, y, x)
-			out, err := run(b.fn, inputs{"x": f32([]float32{1, 2, 3, 4, 5, 6}, 2, 3)})
+			b := irtest.NewFunc("f")
+			x := b.Param("x", ir.Float32, 2, 3)
+			y := b.Result("y", ir.Float32, 3, 2)
+			b.Op(ir.Transpose, y, x)
+			out, err := run(b.Fn, inputs{"x": f32([]float32{1, 2, 3, 4, 5, 6}, 2, 3)})
 			Expect(err).NotTo(HaveOccurred())
 			Expect(out["y"].Shape).To(Equal([]int{3, 2}))
 			Expect(out["y"].F32).To(Equal([]float32{1, 4, 2, 5, 3, 6}))
@@ -102,15 +103,15 @@ var _ = Describe("float32 numerics", func() {
 		})
 
 		It("broadcasts a rank-0 constant on either side, rounded to float32 once", func() {
-			b := newFn("f")
-			x := b.param("x", ir.Float32, 3)
-			y := b.result("y", ir.Float32, 3)
-			z := b.result("z", ir.Float32, 3)
-			c := b.constF(0.1)
-			b.op(ir.Mul, y, x, c)
-			two := b.constF(2)
-			b.op(ir.Div, z, two, x)
-			out, err := run(b.fn, inputs{"x": f32([]float32{1, 2, 4}, 3)})
+			b := irtest.NewFunc("f")
+			x := b.Param("x", ir.Float32, 3)
+			y := b.Result("y", ir.Float32, 3)
+			z := b.Result("z", ir.Float32, 3)
+			c := b.ConstF(0.1)
+			b.Op(ir.Mul, y, x, c)
+			two := b.ConstF(2)
+			b.Op(ir.Div, z, two, x)
+			out, err := run(b.Fn, inputs{"x": f32([]float32{1, 2, 4}, 3)})
 			Expect(err).NotTo(HaveOccurred())
 			tenth := float32(0.1) // the float64 literal rounded to float32 once
 			Expect(out["y"].F32).To(Equal([]float32{tenth, 2 * tenth, 4 * tenth}))
@@ -201,11 +202,11 @@ var _ = Describe("float32 numerics", func() {
 
 	Describe("Softmax and LogSoftmax", func() {
 		softmaxFn := func(k ir.OpKind, axis int, shape ...any) *ir.Func {
-			b := newFn("f")
-			x := b.param("x", ir.Float32, shape...)
-			y := b.result("y", ir.Float32, shape...)
-			b.op(k, y, x).Axis = axis
-			return b.fn
+			b := irtest.NewFunc("f")
+			x := b.Param("x", ir.Float32, shape...)
+			y := b.Result("y", ir.Float32, shape...)
+			b.Op(k, y, x).Axis = axis
+			return b.Fn
 		}
 
 		It("maps [0, ln 3] to [1/4, 3/4]", func() {
@@ -262,12 +263,12 @@ var _ = Describe("float32 numerics", func() {
 
 	Describe("reductions", func() {
 		reduceFn := func(k ir.OpKind, axis int, keep bool, in, out []any) *ir.Func {
-			b := newFn("f")
-			x := b.param("x", ir.Float32, in...)
-			y := b.result("y", ir.Float32, out...)
-			o := b.op(k, y, x)
+			b := irtest.NewFunc("f")
+			x := b.Param("x", ir.Float32, in...)
+			y := b.Result("y", ir.Float32, out...)
+			o := b.Op(k, y, x)
 			o.Axis, o.KeepDims = axis, keep
-			return b.fn
+			return b.Fn
 		}
 		x23 := func() inputs { return inputs{"x": f32([]float32{1, 2, 6, -4, 5, 0}, 2, 3)} }
 
@@ -288,14 +289,14 @@ var _ = Describe("float32 numerics", func() {
 		)
 
 		It("lets a kept axis broadcast back: x - Mean(x, 1, true)", func() {
-			b := newFn("f")
-			x := b.param("x", ir.Float32, "B", 3)
-			y := b.result("y", ir.Float32, "B", 3)
-			m := b.tmp(ir.Float32, "B", 1)
-			o := b.op(ir.Mean, m, x)
+			b := irtest.NewFunc("f")
+			x := b.Param("x", ir.Float32, "B", 3)
+			y := b.Result("y", ir.Float32, "B", 3)
+			m := b.Temp(ir.Float32, "B", 1)
+			o := b.Op(ir.Mean, m, x)
 			o.Axis, o.KeepDims = 1, true
-			b.op(ir.Sub, y, x, m)
-			out, err := run(b.fn, x23())
+			b.Op(ir.Sub, y, x, m)
+			out, err := run(b.Fn, x23())
 			Expect(err).NotTo(HaveOccurred())
 			Expect(out["y"].F32).To(Equal([]float32{-2, -1, 3, -4.0 - float32(1.0)/3, 5 - float32(1.0)/3, -float32(1.0) / 3}))
 		})
@@ -323,11 +324,11 @@ var _ = Describe("float32 numerics", func() {
 
 	Describe("Argmax", func() {
 		argmaxFn := func(axis int, in, out []any) *ir.Func {
-			b := newFn("f")
-			x := b.param("x", ir.Float32, in...)
-			y := b.result("y", ir.Int64, out...)
-			b.op(ir.Argmax, y, x).Axis = axis
-			return b.fn
+			b := irtest.NewFunc("f")
+			x := b.Param("x", ir.Float32, in...)
+			y := b.Result("y", ir.Int64, out...)
+			b.Op(ir.Argmax, y, x).Axis = axis
+			return b.Fn
 		}
 		nan := nan32()
 
@@ -380,19 +381,19 @@ var _ = Describe("float32 numerics", func() {
 
 		DescribeTable("comparisons and Not choose the branch",
 			func(k ir.OpKind, negate bool, a, c int64, want bool) {
-				b := newFn("f")
-				pa := b.param("a", ir.Int64)
-				pc := b.param("c", ir.Int64)
-				r := b.result("r", ir.Int64)
-				cond := b.tmp(ir.Bool)
-				b.op(k, cond, pa, pc)
+				b := irtest.NewFunc("f")
+				pa := b.Param("a", ir.Int64)
+				pc := b.Param("c", ir.Int64)
+				r := b.Result("r", ir.Int64)
+				cond := b.Temp(ir.Bool)
+				b.Op(k, cond, pa, pc)
 				if negate {
-					n := b.tmp(ir.Bool)
-					b.op(ir.Not, n, cond)
+					n := b.Temp(ir.Bool)
+					b.Op(ir.Not, n, cond)
 					cond = n
 				}
-				b.cond(cond, func() { b.op(ir.ConstI, r).I = 1 }, func() { b.op(ir.ConstI, r).I = 2 })
-				out, err := run(b.fn, inputs{"a": tensor.Scalar(a), "c": tensor.Scalar(c)})
+				b.Cond(cond, func() { b.Op(ir.ConstI, r).I = 1 }, func() { b.Op(ir.ConstI, r).I = 2 })
+				out, err := run(b.Fn, inputs{"a": tensor.Scalar(a), "c": tensor.Scalar(c)})
 				Expect(err).NotTo(HaveOccurred())
 				Expect(out["r"].I64[0] == 1).To(Equal(want))
 			},

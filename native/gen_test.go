@@ -12,6 +12,7 @@ import (
 
 	"github.com/rextio/rxeq/native"
 	"github.com/rextio/rxeq/program/ir"
+	"github.com/rextio/rxeq/program/ir/irtest"
 	"github.com/rextio/rxeq/tensor"
 )
 
@@ -89,37 +90,37 @@ var _ = Describe("Generate", func() {
 			Expect(err.Error()).To(ContainSubstring(want))
 		},
 		Entry("rank 5", func() *ir.Func {
-			b := newFn("big")
-			x := b.param("x", ir.Float32, 1, 1, 1, 1, 1)
-			r := b.result("r", ir.Float32, 1, 1, 1, 1, 1)
-			b.op(ir.Copy, r, x)
-			return b.fn
+			b := irtest.NewFunc("big")
+			x := b.Param("x", ir.Float32, 1, 1, 1, 1, 1)
+			r := b.Result("r", ir.Float32, 1, 1, 1, 1, 1)
+			b.Op(ir.Copy, r, x)
+			return b.Fn
 		}, "function big: parameter x has rank 5 ([1][1][1][1][1]float32); at most 4"),
 		Entry("a bool parameter", func() *ir.Func {
-			b := newFn("flag")
-			b.param("c", ir.Bool)
-			return b.fn
+			b := irtest.NewFunc("flag")
+			b.Param("c", ir.Bool)
+			return b.Fn
 		}, "function flag: parameter c has dtype bool"),
 		Entry("MatMul of rank 3", func() *ir.Func {
-			b := newFn("mm")
-			x := b.param("x", ir.Float32, 2, 2, 2)
-			r := b.result("r", ir.Float32, 2, 2, 2)
-			b.op(ir.MatMul, r, x, x)
-			return b.fn
+			b := irtest.NewFunc("mm")
+			x := b.Param("x", ir.Float32, 2, 2, 2)
+			r := b.Result("r", ir.Float32, 2, 2, 2)
+			b.Op(ir.MatMul, r, x, x)
+			return b.Fn
 		}, "op matmul on ([2][2][2]float32, [2][2][2]float32)"),
 		Entry("an unknown op", func() *ir.Func {
-			b := newFn("odd")
-			x := b.param("x", ir.Float32, 2)
-			r := b.result("r", ir.Float32, 2)
-			b.op(ir.OpKind(200), r, x)
-			return b.fn
+			b := irtest.NewFunc("odd")
+			x := b.Param("x", ir.Float32, 2)
+			r := b.Result("r", ir.Float32, 2)
+			b.Op(ir.OpKind(200), r, x)
+			return b.Fn
 		}, "function odd: op invalid"),
 		Entry("an int64 tensor add", func() *ir.Func {
-			b := newFn("iadd")
-			x := b.param("x", ir.Int64, 2)
-			r := b.result("r", ir.Int64, 2)
-			b.op(ir.Add, r, x, x)
-			return b.fn
+			b := irtest.NewFunc("iadd")
+			x := b.Param("x", ir.Int64, 2)
+			r := b.Result("r", ir.Int64, 2)
+			b.Op(ir.Add, r, x, x)
+			return b.Fn
 		}, "op add on ([2]int64, [2]int64) -> [2]int64"),
 	)
 })

@@ -59,56 +59,6 @@ func f32(shape []int, data ...float32) *tensor.Tensor { return tensor.FromFloat3
 
 func sh(d ...int) []int { return d }
 
-// fb builds an ir.Func by hand, for what the language cannot express.
-type fb struct {
-	fn  *ir.Func
-	cur *[]ir.Instr
-}
-
-func newFn(name string) *fb {
-	f := &ir.Func{Name: name, Pos: "t.rx:1:1"}
-	return &fb{fn: f, cur: &f.Body}
-}
-
-func dims(ds ...any) []ir.Dim {
-	out := make([]ir.Dim, len(ds))
-	for i, d := range ds {
-		switch d := d.(type) {
-		case int:
-			out[i] = ir.Dim{Size: int64(d)}
-		case string:
-			out[i] = ir.Dim{Sym: d}
-		}
-	}
-	return out
-}
-
-func (b *fb) val(name string, kind ir.ValueKind, dt ir.DType, ds ...any) *ir.Value {
-	v := &ir.Value{ID: len(b.fn.Values), Name: name, Kind: kind, Type: ir.Type{DType: dt, Shape: dims(ds...)}}
-	b.fn.Values = append(b.fn.Values, v)
-	return v
-}
-
-func (b *fb) param(name string, dt ir.DType, ds ...any) *ir.Value {
-	v := b.val(name, ir.Param, dt, ds...)
-	b.fn.Params = append(b.fn.Params, v)
-	return v
-}
-
-func (b *fb) result(name string, dt ir.DType, ds ...any) *ir.Value {
-	v := b.val(name, ir.Result, dt, ds...)
-	b.fn.Results = append(b.fn.Results, v)
-	return v
-}
-
-func (b *fb) tmp(dt ir.DType, ds ...any) *ir.Value { return b.val("", ir.Temp, dt, ds...) }
-
-func (b *fb) op(k ir.OpKind, dst *ir.Value, args ...*ir.Value) *ir.Op {
-	o := &ir.Op{Kind: k, Dst: dst, Args: args}
-	*b.cur = append(*b.cur, o)
-	return o
-}
-
 // ulp returns the distance in float32 units in the last place.
 func ulp(a, b float32) int64 {
 	if a == b {

@@ -8,24 +8,25 @@ import (
 
 	"github.com/rextio/rxeq/native"
 	"github.com/rextio/rxeq/program/ir"
+	"github.com/rextio/rxeq/program/ir/irtest"
 	"github.com/rextio/rxeq/tensor"
 )
 
 // mixedProgram holds one function the native backend compiles and one it
 // does not (a rank-5 value) but the fallback runs.
 func mixedProgram() *ir.Program {
-	ok := newFn("twice")
-	x := ok.param("x", ir.Float32, 2)
-	two := ok.tmp(ir.Float32)
-	ok.op(ir.ConstF, two).F = 2
-	r := ok.result("r", ir.Float32, 2)
-	ok.op(ir.Mul, r, x, two)
+	ok := irtest.NewFunc("twice")
+	x := ok.Param("x", ir.Float32, 2)
+	two := ok.Temp(ir.Float32)
+	ok.Op(ir.ConstF, two).F = 2
+	r := ok.Result("r", ir.Float32, 2)
+	ok.Op(ir.Mul, r, x, two)
 
-	big := newFn("big")
-	y := big.param("y", ir.Float32, 1, 1, 1, 1, 2)
-	s := big.result("s", ir.Float32, 1, 1, 1, 1, 2)
-	big.op(ir.Copy, s, y)
-	return &ir.Program{File: "mixed.rx", Funcs: []*ir.Func{ok.fn, big.fn}}
+	big := irtest.NewFunc("big")
+	y := big.Param("y", ir.Float32, 1, 1, 1, 1, 2)
+	s := big.Result("s", ir.Float32, 1, 1, 1, 1, 2)
+	big.Op(ir.Copy, s, y)
+	return &ir.Program{File: "mixed.rx", Funcs: []*ir.Func{ok.Fn, big.Fn}}
 }
 
 var _ = Describe("modes", Label("native"), func() {
