@@ -9,6 +9,7 @@ import (
 	"github.com/rextio/rxeq/oracle"
 	"github.com/rextio/rxeq/program"
 	"github.com/rextio/rxeq/program/ir"
+	"github.com/rextio/rxeq/program/ir/irtest"
 	"github.com/rextio/rxeq/tensor"
 )
 
@@ -18,22 +19,8 @@ func at(line, col int) token.Position {
 	return token.Position{Filename: "t.rx", Line: line, Column: col}
 }
 
-// dims turns ints (constant sizes) and strings (symbols) into a shape.
-func dims(ds ...any) []ir.Dim {
-	out := make([]ir.Dim, len(ds))
-	for i, d := range ds {
-		switch d := d.(type) {
-		case int:
-			out[i] = ir.Dim{Size: int64(d)}
-		case string:
-			out[i] = ir.Dim{Sym: d}
-		}
-	}
-	return out
-}
-
-func f32(ds ...any) ir.Type { return ir.Type{DType: ir.Float32, Shape: dims(ds...)} }
-func i64(ds ...any) ir.Type { return ir.Type{DType: ir.Int64, Shape: dims(ds...)} }
+func f32(ds ...any) ir.Type { return ir.Type{DType: ir.Float32, Shape: irtest.Dims(ds...)} }
+func i64(ds ...any) ir.Type { return ir.Type{DType: ir.Int64, Shape: irtest.Dims(ds...)} }
 
 var boolT = ir.Type{DType: ir.Bool}
 
