@@ -7,12 +7,13 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/rextio/rxeq/native/runtime"
 )
@@ -24,95 +25,34 @@ var buildFlags = []string{"-std=c11", "-O2", "-fPIC", "-shared", "-ffp-contract=
 // Flags returns the compiler flags every native build uses.
 func Flags() []string { return append([]string(nil), buildFlags...) }
 
-// compiler is a resolved $CC: the program, its extra arguments and its
-// identity (the output of `CC --version`).
-type compiler struct {
-	spec  string // $CC as given
-	path  string
-	args  []string
-	ident string
-}
+// runtimeLinkFlags are added when the runtime library itself is linked:
+// calls inside it bind to its own definitions, so nothing loaded before it
+// can interpose on them.
+var runtimeLinkFlags = []string{"-Wl,-Bsymbolic"}
 
-// findCompiler resolves cc ("" means $CC, else "cc"). CC may carry
-// arguments ("gcc -m64"); they are split on spaces and passed first.
-func findCompiler(ctx context.Context, cc string) (*compiler, error) {
-	if cc == "" {
-		cc = os.Getenv("CC")
-	}
-	if strings.TrimSpace(cc) == "" {
-		cc = "cc"
-	}
-	fields := strings.Fields(cc)
-	path, err := exec.LookPath(fields[0])
-	if err != nil {
-		return nil, fmt.Errorf("%w: no C compiler: CC=%q not found (%v); install one or point CC at it", ErrCompiler, cc, err)
-	}
-	out, err := exec.CommandContext(ctx, path, append(fields[1:], "--version")...).CombinedOutput()
-	if err != nil {
-		return nil, fmt.Errorf("%w: CC=%q --version failed: %v: %s", ErrCompiler, cc, err, bytes.TrimSpace(out))
-	}
-	return &compiler{spec: cc, path: path, args: fields[1:], ident: string(out)}, nil
-}
+// DefaultCompileTimeout bounds one compiler run when Options.CompileTimeout
+// is zero. A catalog program compiles in well under a second; the bound is
+// for a compiler that hangs or a pathological input.
+const DefaultCompileTimeout = 2 * time.Minute
 
-// Identity returns the compiler's first line of `--version` output.
-func (c *compiler) firstLine() string {
-	line, _, _ := strings.Cut(c.ident, "\n")
-	return strings.TrimSpace(line)
-}
+// maxCacheFile is the largest cache entry file rxeq reads (objects and
+// checksums): a planted huge or endless file is refused, not read.
+const maxCacheFile = 1 << 30
 
-// cacheDir resolves and secures the cache directory: dir, else
-// $RXEQ_CACHE, else os.UserCacheDir()/rxeq. It is created with mode 0700;
-// an existing one must be a directory owned by the current user that
-// neither group nor others can write.
-func cacheDir(dir string) (string, error) {
-	if dir == "" {
-		dir = os.Getenv("RXEQ_CACHE")
-	}
-	if dir == "" {
-		base, err := os.UserCacheDir()
-		if err != nil {
-			return "", fmt.Errorf("%w: no cache directory (set RXEQ_CACHE): %v", ErrCache, err)
-		}
-		dir = filepath.Join(base, "rxeq")
-	}
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return "", fmt.Errorf("%w: %v", ErrCache, err)
-	}
-	if err := checkPrivate(dir, true); err != nil {
-		return "", err
-	}
-	return dir, nil
-}
+// staleTemp is the age after which a leftover temporary file in the cache
+// (from a process killed mid-build) is removed.
+const staleTemp = time.Hour
 
-// checkPrivate refuses a path that is not owned by the current user or that
-// group or others can write.
-func checkPrivate(path string, wantDir bool) error {
-	fi, err := os.Stat(path)
-	if err != nil {
-		return fmt.Errorf("%w: %v", ErrCache, err)
-	}
-	if wantDir && !fi.IsDir() {
-		return fmt.Errorf("%w: %s is not a directory", ErrCache, path)
-	}
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Getuid() {
-		return fmt.Errorf("%w: refusing %s: owned by uid %d, not by the current user (uid %d); use a cache directory of your own (RXEQ_CACHE)",
-			ErrCache, path, st.Uid, os.Getuid())
-	}
-	if fi.Mode().Perm()&0o022 != 0 {
-		return fmt.Errorf("%w: refusing %s: mode %04o lets group or others write it, so native code loaded from it could be replaced; chmod 700 it or set RXEQ_CACHE",
-			ErrCache, path, fi.Mode().Perm())
-	}
-	return nil
-}
-
-// cacheKey hashes everything that determines the built library.
-func cacheKey(src []byte, cc *compiler) string {
+// cacheKey hashes everything that determines a program's library: the
+// generated source, the key of the runtime library it links against (which
+// covers the runtime's sources), the compiler's identity and the flags.
+func cacheKey(src []byte, runtimeKey string, cc *compiler) string {
 	h := sha256.New()
 	part := func(s string) { fmt.Fprintf(h, "%d:%s\n", len(s), s) }
-	part("rxeq-native-v1")
+	part("rxeq-native-v2")
 	part(string(src))
 	part(runtime.Header())
-	part(runtime.Source())
+	part(runtimeKey)
 	part(cc.path)
 	part(strings.Join(cc.args, " "))
 	part(cc.ident)
@@ -120,31 +60,74 @@ func cacheKey(src []byte, cc *compiler) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
+// runtimeKey hashes everything that determines a runtime library.
+func runtimeKey(lib runtime.Lib, cc *compiler) string {
+	h := sha256.New()
+	part := func(s string) { fmt.Fprintf(h, "%d:%s\n", len(s), s) }
+	part("rxeq-runtime-v1")
+	part(lib.Name)
+	for _, f := range lib.Files {
+		part(f.Name)
+		part(f.Text)
+	}
+	part(strings.Join(lib.CSources, " "))
+	part(cc.path)
+	part(strings.Join(cc.args, " "))
+	part(cc.ident)
+	part(strings.Join(buildFlags, " ") + " " + strings.Join(runtimeLinkFlags, " ") + " -lm")
+	return hex.EncodeToString(h.Sum(nil))
+}
+
 // entry is one cache entry's files.
 type entry struct {
 	dir, key string
+	prefix   string // "" for programs, "rt-" for runtime libraries
 }
 
-func (e entry) object() string { return filepath.Join(e.dir, e.key+".so") }
-func (e entry) sum() string    { return filepath.Join(e.dir, e.key+".sum") }
-func (e entry) lock() string   { return filepath.Join(e.dir, e.key+".lock") }
-func (e entry) srcDir() string { return filepath.Join(e.dir, "src-"+e.key[:24]) }
+func (e entry) object() string { return filepath.Join(e.dir, e.prefix+e.key+".so") }
+func (e entry) sum() string    { return filepath.Join(e.dir, e.prefix+e.key+".sum") }
+func (e entry) lock() string   { return filepath.Join(e.dir, e.prefix+e.key+".lock") }
+func (e entry) srcDir() string { return filepath.Join(e.dir, e.prefix+"src-"+e.key[:24]) }
 
 // GeneratedFile is the name of the generated translation unit in an
 // entry's source directory.
 const GeneratedFile = "rx_gen.c"
 
-// valid reports whether the cached object exists, is private and matches
-// the checksum stored beside it (a truncated or corrupt object does not).
-func (e entry) valid() bool {
-	if checkPrivate(e.object(), false) != nil {
-		return false
+// readEntryFile reads a cache file that must be a private regular file: a
+// symlink, FIFO, device or directory planted in its place is refused
+// without blocking on it (the open is non-blocking and does not follow
+// links, and the kind is checked on the opened descriptor).
+func readEntryFile(path string) ([]byte, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
 	}
-	obj, err := os.ReadFile(e.object())
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%w: refusing %s: not a regular file (%s)", ErrCache, path, fi.Mode().Type())
+	}
+	if err := checkPrivateInfo(path, fi, false); err != nil {
+		return nil, err
+	}
+	if fi.Size() > maxCacheFile {
+		return nil, fmt.Errorf("%w: refusing %s: %d bytes is larger than any library rxeq builds", ErrCache, path, fi.Size())
+	}
+	return io.ReadAll(io.LimitReader(f, maxCacheFile+1))
+}
+
+// valid reports whether the cached object exists, is a private regular
+// file and matches the checksum stored beside it (a truncated, corrupt or
+// planted object does not).
+func (e entry) valid() bool {
+	obj, err := readEntryFile(e.object())
 	if err != nil {
 		return false
 	}
-	want, err := os.ReadFile(e.sum())
+	want, err := readEntryFile(e.sum())
 	if err != nil {
 		return false
 	}
@@ -152,32 +135,69 @@ func (e entry) valid() bool {
 	return strings.TrimSpace(string(want)) == hex.EncodeToString(got[:])
 }
 
-// build returns the path of a valid cached library for src, compiling it
-// when the cache has none (or a corrupt one). Builders of the same key
-// serialise on a lock file; every file appears through a rename.
-func build(ctx context.Context, src []byte, cc *compiler, dir string) (path string, cached bool, err error) {
-	e := entry{dir: dir, key: cacheKey(src, cc)}
+// buildRuntime returns the path and key of a valid cached runtime library,
+// compiling it when the cache has none (or a corrupt one).
+func buildRuntime(ctx context.Context, lib runtime.Lib, cc *compiler, dir string, timeout time.Duration) (path, key string, err error) {
+	e := entry{dir: dir, key: runtimeKey(lib, cc), prefix: "rt-"}
+	err = e.ensure(func() error {
+		files := map[string][]byte{}
+		var order []string
+		for _, f := range lib.Files {
+			files[f.Name] = []byte(f.Text)
+			order = append(order, f.Name)
+		}
+		args := append(append([]string(nil), buildFlags...), runtimeLinkFlags...)
+		args = append(args, "-iquote", ".")
+		return e.compile(ctx, cc, files, order, args, append(append([]string(nil), lib.CSources...), "-lm"), timeout, lib.CSources[len(lib.CSources)-1])
+	})
+	if err != nil {
+		return "", "", err
+	}
+	return e.object(), e.key, nil
+}
+
+// build returns the path of a valid cached library for the program src,
+// linked against the runtime library at rtPath (whose key is rtKey),
+// compiling it when the cache has none (or a corrupt one).
+func build(ctx context.Context, src []byte, rtPath, rtKey string, cc *compiler, dir string, timeout time.Duration) (path string, cached bool, err error) {
+	e := entry{dir: dir, key: cacheKey(src, rtKey, cc)}
+	cached = true
+	err = e.ensure(func() error {
+		cached = false
+		files := map[string][]byte{GeneratedFile: src, runtime.HeaderName: []byte(runtime.Header())}
+		args := append(append([]string(nil), buildFlags...), "-iquote", ".")
+		return e.compile(ctx, cc, files, []string{runtime.HeaderName, GeneratedFile}, args,
+			[]string{GeneratedFile, rtPath, "-lm"}, timeout, GeneratedFile)
+	})
+	return e.object(), cached, err
+}
+
+// ensure makes the entry valid, running make under the entry's lock when it
+// is not. Builders of the same key serialise on the lock file.
+func (e entry) ensure(make func() error) error {
 	if e.valid() {
-		return e.object(), true, nil
+		return nil
 	}
 	unlock, err := lockFile(e.lock())
 	if err != nil {
-		return "", false, err
+		return err
 	}
 	defer unlock()
 	if e.valid() {
-		return e.object(), true, nil
+		return nil
 	}
-	if err := compile(ctx, src, cc, e); err != nil {
-		return "", false, err
-	}
-	return e.object(), false, nil
+	sweepStale(e.dir)
+	return make()
 }
 
 func lockFile(path string) (func(), error) {
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o600)
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrCache, err)
+	}
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, fmt.Errorf("%w: refusing lock %s: not a regular file", ErrCache, path)
 	}
 	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
 		f.Close()
@@ -187,6 +207,25 @@ func lockFile(path string) (func(), error) {
 		_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
 		f.Close()
 	}, nil
+}
+
+// sweepStale removes temporary files that a killed build left in the cache
+// directory (".tmp-*" older than staleTemp). A build in progress renames
+// its temporaries long before that age.
+func sweepStale(dir string) {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	now := time.Now()
+	for _, de := range ents {
+		if !strings.HasPrefix(de.Name(), ".tmp-") {
+			continue
+		}
+		if fi, err := de.Info(); err == nil && fi.Mode().IsRegular() && now.Sub(fi.ModTime()) > staleTemp {
+			os.Remove(filepath.Join(dir, de.Name()))
+		}
+	}
 }
 
 // writeAtomic writes data to path through a temporary file and a rename.
@@ -209,15 +248,19 @@ func writeAtomic(path string, data []byte, perm fs.FileMode) error {
 	return nil
 }
 
-// compile writes the sources into the entry's source directory, runs the
-// compiler into a temporary object and installs it with its checksum.
-func compile(ctx context.Context, src []byte, cc *compiler, e entry) error {
+// compile writes files (in order) into the entry's source directory, runs
+// the compiler with args, "-o" a temporary object, then inputs, and
+// installs the object with its checksum. main names the file a compile
+// error points the user at.
+func (e entry) compile(ctx context.Context, cc *compiler, files map[string][]byte, order, args, inputs []string, timeout time.Duration, main string) error {
 	sd := e.srcDir()
 	if err := os.MkdirAll(sd, 0o700); err != nil {
 		return fmt.Errorf("%w: %v", ErrCache, err)
 	}
-	files := map[string][]byte{GeneratedFile: src, runtime.HeaderName: []byte(runtime.Header()), runtime.SourceName: []byte(runtime.Source())}
-	for _, name := range []string{runtime.HeaderName, runtime.SourceName, GeneratedFile} {
+	if err := checkPrivate(sd, true); err != nil {
+		return err
+	}
+	for _, name := range order {
 		if err := writeAtomic(filepath.Join(sd, name), files[name], 0o600); err != nil {
 			return fmt.Errorf("%w: %v", ErrCache, err)
 		}
@@ -229,21 +272,20 @@ func compile(ctx context.Context, src []byte, cc *compiler, e entry) error {
 	tmpPath := tmp.Name()
 	tmp.Close()
 	defer os.Remove(tmpPath)
-	args := append(append(append([]string(nil), cc.args...), buildFlags...), "-I.", "-o", tmpPath, GeneratedFile, "-lm")
-	cmd := exec.CommandContext(ctx, cc.path, args...)
-	cmd.Dir = sd
-	cmd.Env = append(os.Environ(), "LC_ALL=C") // plain ASCII diagnostics
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	cmd.Stdout = &stderr
-	if err := cmd.Run(); err != nil {
+	argv := append(append(append(append([]string(nil), cc.args...), args...), "-o", tmpPath), inputs...)
+	var out bytes.Buffer
+	if err := runCompiler(ctx, cc.path, argv, sd, &out, timeout); err != nil {
+		if errors.Is(err, errCompileTimeout) {
+			return fmt.Errorf("%w: CC=%q on %s: %v; raise it with --compile-timeout (Options.CompileTimeout) if the program is really that large",
+				ErrCompiler, cc.spec, filepath.Join(sd, main), err)
+		}
 		if ctx.Err() != nil {
-			return ctx.Err()
+			return context.Cause(ctx)
 		}
 		return fmt.Errorf("%w: CC=%q failed on %s: %v\n%s", ErrCompiler, cc.spec,
-			filepath.Join(sd, GeneratedFile), err, strings.TrimSpace(stderr.String()))
+			filepath.Join(sd, main), err, strings.TrimSpace(out.String()))
 	}
-	obj, err := os.ReadFile(tmpPath)
+	obj, err := readEntryFile(tmpPath)
 	if err != nil {
 		return fmt.Errorf("%w: %v", ErrCache, err)
 	}

@@ -3,6 +3,7 @@ package native
 import (
 	"context"
 	"fmt"
+	"math"
 
 	"github.com/rextio/rxeq/program/ir"
 	"github.com/rextio/rxeq/tensor"
@@ -15,6 +16,8 @@ const (
 	rxEChecked    = 2
 	rxENoMem      = 3
 	rxEInternal   = 4
+	rxESize       = 5
+	rxEKernel     = 6
 	rxBMalformed  = 100
 	rxIResult     = 1
 	rxIUntrusted  = 2
@@ -62,7 +65,7 @@ func (p *Program) runNative(ctx context.Context, c *compiled, inputs map[string]
 		if len(spec) > 0 {
 			shape, shapes = shapes[:len(spec):len(spec)], shapes[len(spec):]
 		}
-		n := 1
+		n, overflow := 1, false
 		for i, s := range spec {
 			switch {
 			case s >= 0:
@@ -72,7 +75,13 @@ func (p *Program) runNative(ctx context.Context, c *compiled, inputs map[string]
 			default:
 				shape[i] = 0 // unbound: the inputs are invalid and C reports it first
 			}
+			if shape[i] != 0 && n > math.MaxInt/shape[i] {
+				overflow = true
+			}
 			n *= shape[i]
+		}
+		if overflow || n > math.MaxInt/8 {
+			return nil, sizeError(fn, "output "+r.Name, shape)
 		}
 		t := &ts[j]
 		t.Shape = shape
@@ -161,6 +170,17 @@ func callError(m *funcMeta, inputs map[string]*tensor.Tensor, st status) error {
 		if st.a >= 0 && int(st.a) < len(m.sites) {
 			return ir.CheckedError(m.sites[st.a], st.b, st.c)
 		}
+	case rxESize:
+		name := "an intermediate value"
+		for v, k := range m.slotOf {
+			if int64(k) == st.a && v.Name != "" {
+				name = v.Name
+			}
+		}
+		return &ir.RuntimeError{Kind: ir.ErrShape, Func: fn,
+			Detail: fmt.Sprintf("the size of %s overflows int64 (at dimension %d): the shape is too large for any executor", name, st.b)}
+	case rxEKernel:
+		return fmt.Errorf("%w: %s: the framework kernel of op %d failed", ErrInternal, fn, st.a)
 	case rxENoMem:
 		return fmt.Errorf("%w: %s: out of memory allocating %d bytes", ErrInternal, fn, st.a)
 	case rxEInternal:
@@ -169,4 +189,11 @@ func callError(m *funcMeta, inputs map[string]*tensor.Tensor, st status) error {
 		return fmt.Errorf("%w: %s: %s (slot %d, dim %d, got %d)", ErrInternal, fn, what, st.b, st.c, st.d)
 	}
 	return fmt.Errorf("%w: %s: unknown status %d (%d %d %d %d)", ErrInternal, fn, st.code, st.a, st.b, st.c, st.d)
+}
+
+// sizeError is the error of a tensor whose element count or byte size does
+// not fit in int64 (or in the address space): what names the tensor.
+func sizeError(fn, what string, shape []int) error {
+	return &ir.RuntimeError{Kind: ir.ErrShape, Func: fn,
+		Detail: fmt.Sprintf("the size of %s %v overflows int64: the shape is too large for any executor", what, shape)}
 }

@@ -76,7 +76,7 @@ var _ = Describe("Generate", func() {
 		// The only preprocessor line is the runtime include.
 		for _, line := range strings.Split(s, "\n") {
 			if strings.HasPrefix(strings.TrimSpace(line), "#") {
-				Expect(line).To(Equal(`#include "rx_runtime.c"`))
+				Expect(line).To(Equal(`#include "rx_runtime.h"`))
 			}
 		}
 		// Every identifier-ish token is ASCII.

@@ -1,7 +1,7 @@
 package native
 
 /*
-#cgo CFLAGS: -I${SRCDIR}/runtime
+#cgo CFLAGS: -I${SRCDIR}/runtime/csrc
 #cgo LDFLAGS: -ldl
 #include <dlfcn.h>
 #include <stdlib.h>
@@ -139,6 +139,8 @@ func (fr *frame) invoke(fn unsafe.Pointer) status {
 			FactRequeries:       int64(st.fact_requeries),
 			ArenaAllocs:         int64(st.arena_allocs),
 			ArenaReleases:       int64(st.arena_releases),
+			KernelCalls:         int64(st.kernel_calls),
+			TrustedReuses:       int64(st.trusted_reuses),
 		},
 	}
 }

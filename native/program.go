@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"sync"
 	"sync/atomic"
+	"time"
 	"unsafe"
 
 	"github.com/rextio/rxeq/fallback"
+	"github.com/rextio/rxeq/native/runtime"
 	"github.com/rextio/rxeq/program/ir"
 	"github.com/rextio/rxeq/tensor"
 )
@@ -62,6 +64,10 @@ type Options struct {
 	CacheDir string
 	// Mode is Forced (default) or Auto.
 	Mode Mode
+	// CompileTimeout bounds each compiler run (DefaultCompileTimeout when
+	// zero). A run that exceeds it is killed with its children and the
+	// build fails with ErrCompiler.
+	CompileTimeout time.Duration
 }
 
 // Result is the outcome of one Run.
@@ -84,10 +90,13 @@ type Counters struct {
 	ArenaAllocs         int64 // arena buffers allocated
 	ArenaReleases       int64 // arena buffers released
 	FallbackRuns        int64 // runs on the fallback interpreter (Auto)
+	KernelCalls         int64 // framework kernel calls (torch runtime; 0 for native)
+	TrustedReuses       int64 // operand facts read from a stamped slot, not re-derived
 }
 
 type counters struct {
 	calls, boundary, result, facts, refacts, allocs, releases, fallback atomic.Int64
+	kernels, reuses                                                     atomic.Int64
 }
 
 func (c *counters) add(s Counters) {
@@ -98,6 +107,8 @@ func (c *counters) add(s Counters) {
 	c.refacts.Add(s.FactRequeries)
 	c.allocs.Add(s.ArenaAllocs)
 	c.releases.Add(s.ArenaReleases)
+	c.kernels.Add(s.KernelCalls)
+	c.reuses.Add(s.TrustedReuses)
 }
 
 // Program is a compiled, loaded program. Its methods are safe for
@@ -122,6 +133,7 @@ type BuildInfo struct {
 	Compiler string // the first line of `$CC --version`
 	Library  string // the cached shared object's path ("" if none)
 	Cached   bool   // whether the library came from the cache
+	Runtime  string // the runtime library it is linked against
 }
 
 // compiled is one function: native (entry != nil) or on the fallback.
@@ -182,7 +194,7 @@ func Compile(ctx context.Context, p *ir.Program, opts Options) (*Program, error)
 }
 
 func (p *Program) load(ctx context.Context, src []byte, opts Options) error {
-	cc, err := findCompiler(ctx, opts.CC)
+	cc, err := findCompiler(ctx, opts.CC, opts.CompileTimeout)
 	if err != nil {
 		return err
 	}
@@ -191,10 +203,15 @@ func (p *Program) load(ctx context.Context, src []byte, opts Options) error {
 	if err != nil {
 		return err
 	}
-	path, cached, err := build(ctx, src, cc, dir)
+	rtPath, rtKey, err := buildRuntime(ctx, runtime.Native(), cc, dir, opts.CompileTimeout)
 	if err != nil {
 		return err
 	}
+	path, cached, err := build(ctx, src, rtPath, rtKey, cc, dir, opts.CompileTimeout)
+	if err != nil {
+		return err
+	}
+	p.info.Runtime = rtPath
 	lib, err := loadLibrary(path)
 	if err != nil {
 		return err
@@ -231,7 +248,8 @@ func (p *Program) Counters() Counters {
 	c := &p.count
 	return Counters{Calls: c.calls.Load(), BoundaryValidations: c.boundary.Load(), ResultValidations: c.result.Load(),
 		FactQueries: c.facts.Load(), FactRequeries: c.refacts.Load(), ArenaAllocs: c.allocs.Load(),
-		ArenaReleases: c.releases.Load(), FallbackRuns: c.fallback.Load()}
+		ArenaReleases: c.releases.Load(), FallbackRuns: c.fallback.Load(),
+		KernelCalls: c.kernels.Load(), TrustedReuses: c.reuses.Load()}
 }
 
 // Close unloads the library. It waits for running calls; later Runs fail

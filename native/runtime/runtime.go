@@ -1,33 +1,71 @@
-// Package runtime holds the C runtime of rxeq's native backend:
-// rx_runtime.h (the ABI shared by the Go call bridge and the generated code)
-// and rx_runtime.c (the invocation context and the tensor kernels). Both are
-// embedded so that package native can write them next to every generated
-// translation unit, which includes rx_runtime.c; the runtime is compiled
-// into each generated library and is never shared between libraries.
+// Package runtime holds the C sources of rxeq's native runtimes, embedded
+// so that package native can build them into its cache.
 //
-// The package uses cgo only so that the Go toolchain accepts a .c file in
-// its directory; everything in rx_runtime.c is static, so the copy cgo
-// compiles into a Go binary exports no symbols and is never called.
+// rx_runtime.h is the C API that generated code calls and the ABI the Go
+// call bridge uses. A runtime library implements it: the "native" runtime
+// is rx_context.c (the invocation context, validation, moves, integer
+// scalar ops) with rx_kernels.c (rxeq's own float32 kernels). The runtime
+// library is compiled once per (sources, compiler, flags) into the build
+// cache, and every generated program is linked against it, so a program's
+// translation unit holds only its own functions and includes nothing but
+// rx_runtime.h.
+//
+// The sources live in csrc/, a directory without Go files, so that the Go
+// toolchain never compiles them into a Go binary (which would export the
+// runtime's symbols from the executable and let them interpose on the
+// runtime libraries that generated programs load).
 package runtime
 
 import (
 	_ "embed"
 )
 
-//go:embed rx_runtime.h
+// File is one source file of a runtime: its name in the build directory
+// and its text.
+type File struct {
+	Name string
+	Text string
+}
+
+//go:embed csrc/rx_runtime.h
 var header string
 
-//go:embed rx_runtime.c
-var source string
+//go:embed csrc/rx_internal.h
+var internal string
+
+//go:embed csrc/rx_context.c
+var context string
+
+//go:embed csrc/rx_kernels.c
+var kernels string
+
+// HeaderName is the name of the header that generated code includes.
+const HeaderName = "rx_runtime.h"
 
 // Header returns the text of rx_runtime.h.
 func Header() string { return header }
 
-// Source returns the text of rx_runtime.c.
-func Source() string { return source }
+// Lib describes one runtime library: the files written into its build
+// directory and which of them are compiled as C.
+type Lib struct {
+	// Name is the executor the runtime serves ("native").
+	Name string
+	// Files are every file of the build, headers first.
+	Files []File
+	// CSources names the files compiled with the C compiler, in order.
+	CSources []string
+}
 
-// HeaderName and SourceName are the file names the generated code includes.
-const (
-	HeaderName = "rx_runtime.h"
-	SourceName = "rx_runtime.c"
-)
+// Native returns the runtime of rxeq's own kernels.
+func Native() Lib {
+	return Lib{
+		Name: "native",
+		Files: []File{
+			{HeaderName, header},
+			{"rx_internal.h", internal},
+			{"rx_context.c", context},
+			{"rx_kernels.c", kernels},
+		},
+		CSources: []string{"rx_context.c", "rx_kernels.c"},
+	}
+}

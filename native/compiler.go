@@ -1,0 +1,143 @@
+package native
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// compiler is a resolved $CC: the program, its extra arguments and its
+// identity (the output of `CC --version`).
+type compiler struct {
+	spec  string // $CC as given
+	path  string
+	args  []string
+	ident string
+}
+
+// findCompiler resolves cc ("" means $CC, else "cc"). CC may carry
+// arguments ("gcc -m64"); they are split on spaces and passed first. Asking
+// for its identity is bounded by timeout like any compiler run.
+func findCompiler(ctx context.Context, cc string, timeout time.Duration) (*compiler, error) {
+	if cc == "" {
+		cc = os.Getenv("CC")
+	}
+	if strings.TrimSpace(cc) == "" {
+		cc = "cc"
+	}
+	fields := strings.Fields(cc)
+	path, err := exec.LookPath(fields[0])
+	if err != nil {
+		return nil, fmt.Errorf("%w: no C compiler: CC=%q not found (%v); install one or point CC at it", ErrCompiler, cc, err)
+	}
+	var out bytes.Buffer
+	if err := runCompiler(ctx, path, append(fields[1:], "--version"), "", &out, timeout); err != nil {
+		if ctx.Err() != nil {
+			return nil, context.Cause(ctx)
+		}
+		return nil, fmt.Errorf("%w: CC=%q --version failed: %v: %s", ErrCompiler, cc, err, bytes.TrimSpace(out.Bytes()))
+	}
+	return &compiler{spec: cc, path: path, args: fields[1:], ident: out.String()}, nil
+}
+
+// firstLine returns the compiler's first line of `--version` output.
+func (c *compiler) firstLine() string {
+	line, _, _ := strings.Cut(c.ident, "\n")
+	return strings.TrimSpace(line)
+}
+
+// errCompileTimeout marks a compiler run that exceeded its time limit.
+var errCompileTimeout = errors.New("compile timed out")
+
+// runCompiler runs path with args in dir (the current directory if ""),
+// output to out, in a process group of its own. When the run exceeds
+// timeout (0 means DefaultCompileTimeout) or ctx ends, the whole group is
+// killed (the driver and the cc1/as/ld it started), and Wait gives up on
+// pipes a stray grandchild still holds after a short delay. On Linux the
+// driver is also killed when rxeq dies (a parent-death signal), so a
+// killed rxeq leaves no compiler behind.
+func runCompiler(ctx context.Context, path string, args []string, dir string, out io.Writer, timeout time.Duration) error {
+	if timeout <= 0 {
+		timeout = DefaultCompileTimeout
+	}
+	tctx, cancel := context.WithTimeoutCause(ctx, timeout, errCompileTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(tctx, path, args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "LC_ALL=C") // plain ASCII diagnostics
+	cmd.Stdout = out
+	cmd.Stderr = out
+	cmd.SysProcAttr = compilerProcAttr()
+	cmd.Cancel = func() error {
+		if cmd.Process == nil {
+			return nil
+		}
+		// The group's id is the driver's pid (Setpgid with Pgid 0).
+		return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	}
+	cmd.WaitDelay = 2 * time.Second
+	err := cmd.Run()
+	if err != nil && errors.Is(context.Cause(tctx), errCompileTimeout) && ctx.Err() == nil {
+		return fmt.Errorf("%w after %v (the compiler and its children were killed)", errCompileTimeout, timeout)
+	}
+	return err
+}
+
+// cacheDir resolves and secures the cache directory: dir, else
+// $RXEQ_CACHE, else os.UserCacheDir()/rxeq. It is created with mode 0700;
+// an existing one must be a directory owned by the current user that
+// neither group nor others can write.
+func cacheDir(dir string) (string, error) {
+	if dir == "" {
+		dir = os.Getenv("RXEQ_CACHE")
+	}
+	if dir == "" {
+		base, err := os.UserCacheDir()
+		if err != nil {
+			return "", fmt.Errorf("%w: no cache directory (set RXEQ_CACHE): %v", ErrCache, err)
+		}
+		dir = filepath.Join(base, "rxeq")
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", fmt.Errorf("%w: %v", ErrCache, err)
+	}
+	if err := checkPrivate(dir, true); err != nil {
+		return "", err
+	}
+	return dir, nil
+}
+
+// checkPrivate refuses a path that is not owned by the current user or that
+// group or others can write.
+func checkPrivate(path string, wantDir bool) error {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return fmt.Errorf("%w: %v", ErrCache, err)
+	}
+	return checkPrivateInfo(path, fi, wantDir)
+}
+
+// checkPrivateInfo is checkPrivate on a FileInfo already at hand.
+func checkPrivateInfo(path string, fi fs.FileInfo, wantDir bool) error {
+	if wantDir && !fi.IsDir() {
+		return fmt.Errorf("%w: %s is not a directory", ErrCache, path)
+	}
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Getuid() {
+		return fmt.Errorf("%w: refusing %s: owned by uid %d, not by the current user (uid %d); use a cache directory of your own (RXEQ_CACHE)",
+			ErrCache, path, st.Uid, os.Getuid())
+	}
+	if fi.Mode().Perm()&0o022 != 0 {
+		return fmt.Errorf("%w: refusing %s: mode %04o lets group or others write it, so native code loaded from it could be replaced; chmod 700 it or set RXEQ_CACHE",
+			ErrCache, path, fi.Mode().Perm())
+	}
+	return nil
+}

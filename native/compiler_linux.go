@@ -1,0 +1,9 @@
+package native
+
+import "syscall"
+
+// compilerProcAttr puts a compiler run in a process group of its own (so a
+// timeout kills its children too) and kills it when rxeq dies.
+func compilerProcAttr() *syscall.SysProcAttr {
+	return &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+}
