@@ -114,6 +114,12 @@ func newRunner(files []*program.File, opts Options) (*runner, error) {
 	others := opts.Executors
 	if others == nil {
 		others = DefaultExecutors(opts.NativeMode)
+		for i, e := range others {
+			if n, ok := e.(NativeExecutor); ok {
+				n.Options.CompileTimeout = opts.CompileTimeout
+				others[i] = n
+			}
+		}
 	}
 	r.execs = append([]Executor{r.ref}, others...)
 	seen := map[string]bool{}

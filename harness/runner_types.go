@@ -104,6 +104,10 @@ type Options struct {
 	// NativeMode is the mode of the default native executor (forced unless
 	// set). It is not used when Executors is given.
 	NativeMode native.Mode
+	// CompileTimeout bounds each C compiler run of the default native
+	// executor (native.DefaultCompileTimeout when zero). It is not used
+	// when Executors is given: set it in their native.Options instead.
+	CompileTimeout time.Duration
 	// Backends, when not empty, keeps only the cases of the executors with
 	// these names ("oracle", "fallback", "native"). An unknown name is an
 	// error. The reference runs either way.

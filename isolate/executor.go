@@ -70,7 +70,7 @@ func (e Executor) Prepare(ctx context.Context, _ *program.File, p *ir.Program) (
 		timeout = DefaultTimeout
 	}
 	pr := &prepared{argv: argv, env: e.Env, timeout: timeout, sem: make(chan struct{}, 1),
-		req: request{Kind: reqPrepare, Program: wp, CC: e.Options.CC, Cache: e.Options.CacheDir, Mode: e.Options.Mode}}
+		req: request{Kind: reqPrepare, Program: wp, CC: e.Options.CC, Cache: e.Options.CacheDir, Mode: e.Options.Mode, CompileTimeout: e.Options.CompileTimeout}}
 	w, err := pr.start(ctx)
 	if err != nil {
 		return nil, err

@@ -81,7 +81,7 @@ func prepareProgram(ctx context.Context, req *request) (*native.Program, error) 
 	if err != nil {
 		return nil, err
 	}
-	return native.Compile(ctx, p, native.Options{CC: req.CC, CacheDir: req.Cache, Mode: req.Mode})
+	return native.Compile(ctx, p, native.Options{CC: req.CC, CacheDir: req.Cache, Mode: req.Mode, CompileTimeout: req.CompileTimeout})
 }
 
 func runProgram(ctx context.Context, prog *native.Program, req *request) response {

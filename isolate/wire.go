@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"time"
 
 	"github.com/rextio/rxeq/native"
 	"github.com/rextio/rxeq/program/ir"
@@ -36,6 +37,8 @@ type request struct {
 	CC      string
 	Cache   string
 	Mode    native.Mode
+	// CompileTimeout bounds each compiler run in the worker.
+	CompileTimeout time.Duration
 
 	// run
 	Func   string
@@ -155,6 +158,7 @@ var kinds = []struct {
 	{"ir.Shape", ir.ErrShape},
 	{"ir.Device", ir.ErrDevice},
 	{"ir.Unsupported", ir.ErrUnsupported},
+	{"native.TooLarge", native.ErrTooLarge},
 	{"native.Unsupported", native.ErrUnsupported},
 	{"native.Compiler", native.ErrCompiler},
 	{"native.Cache", native.ErrCache},

@@ -1,6 +1,9 @@
 package native
 
-import "errors"
+import (
+	"errors"
+	"fmt"
+)
 
 // Error kinds of the native backend. Errors returned by this package wrap
 // one of them (errors.Is); runtime errors of a call are *ir.RuntimeError
@@ -18,6 +21,10 @@ var (
 	ErrCache = errors.New("native build cache")
 	// ErrLoad: the compiled library could not be loaded or lacks a function.
 	ErrLoad = errors.New("loading native code")
+	// ErrTooLarge: a function is too large to hand to the C compiler
+	// (more than MaxFuncInstrs instructions). It also wraps
+	// ErrUnsupported, so Auto mode runs such a function on the fallback.
+	ErrTooLarge = fmt.Errorf("%w: program too large", ErrUnsupported)
 	// ErrUnknownFunc: Run was asked for a function the program lacks.
 	ErrUnknownFunc = errors.New("no such function")
 	// ErrClosed: the program was closed.

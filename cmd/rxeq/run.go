@@ -35,6 +35,7 @@ type runFlags struct {
 	nativeMode        string
 	parallel          int
 	timeout           time.Duration
+	compileTimeout    time.Duration
 	isolate           bool
 }
 
@@ -51,6 +52,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&rf.nativeMode, "native-mode", "forced", "native backend mode: forced (never falls back) or auto")
 	fs.IntVar(&rf.parallel, "parallel", 0, "case groups run at once (default: number of CPUs)")
 	fs.DurationVar(&rf.timeout, "timeout", harness.DefaultCaseTimeout, "timeout of one executor on one case")
+	fs.DurationVar(&rf.compileTimeout, "compile-timeout", native.DefaultCompileTimeout, "timeout of one C compiler run (the compiler and its children are killed)")
 	fs.BoolVar(&rf.isolate, "isolate", false, "run native code in a worker process: a crash or hang fails that case and the run goes on")
 	if err := fs.Parse(args); err != nil {
 		return exitUsage
@@ -147,11 +149,15 @@ func (rf runFlags) options() (harness.Options, error) {
 	}
 	opts.Parallel = rf.parallel
 	opts.CaseTimeout = rf.timeout
+	if rf.compileTimeout <= 0 {
+		return opts, fmt.Errorf("--compile-timeout %v: want a positive duration, like 2m", rf.compileTimeout)
+	}
+	opts.CompileTimeout = rf.compileTimeout
 	if rf.isolate {
 		// The worker's own timeout reports "native timed out after …";
 		// the case timeout gets a grace period on top to restart it.
 		opts.Executors = []harness.Executor{harness.FallbackExecutor{},
-			isolate.Executor{Options: native.Options{Mode: mode}, Timeout: rf.timeout}}
+			isolate.Executor{Options: native.Options{Mode: mode, CompileTimeout: rf.compileTimeout}, Timeout: rf.timeout}}
 		if rf.timeout > 0 {
 			opts.CaseTimeout = rf.timeout + isolateGrace
 		}
