@@ -18,6 +18,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"syscall"
 
 	"github.com/rextio/rxeq/isolate"
 )
@@ -30,10 +31,16 @@ const (
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	code := runMain(ctx, os.Args[1:], os.Stdout, os.Stderr)
-	stop()
-	os.Exit(code)
+	os.Exit(mainWithSignals(os.Args[1:]))
+}
+
+// mainWithSignals runs the command with a context that SIGINT and SIGTERM
+// cancel, so that compilers, workers and executors it started are killed
+// (each in its own process group) instead of being orphaned.
+func mainWithSignals(args []string) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return runMain(ctx, args, os.Stdout, os.Stderr)
 }
 
 const usage = `usage: rxeq <command> [arguments]

@@ -18,6 +18,9 @@ func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == "worker" {
 		os.Exit(runMain(context.Background(), os.Args[1:], os.Stdout, os.Stderr))
 	}
+	if len(os.Args) > 1 && os.Args[1] == asRxeq {
+		os.Exit(mainWithSignals(os.Args[2:]))
+	}
 	os.Exit(m.Run())
 }
 
