@@ -64,6 +64,6 @@ var _ = Describe("rxeq run under SIGTERM", Label("e2e"), func() {
 		Eventually(func() bool {
 			stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
 			return err == nil && strings.Fields(string(stat))[2] != "Z"
-		}).WithTimeout(10 * time.Second).Should(BeFalse(), "the compiler (pid %d) outlived rxeq", pid)
+		}).WithTimeout(10*time.Second).Should(BeFalse(), "the compiler (pid %d) outlived rxeq", pid)
 	})
 })
