@@ -215,17 +215,39 @@ func apply(k ir.OpKind, x, y float32) float32 {
 	}
 }
 
-// maximum is NumPy's maximum: NaN if either operand is NaN.
+// maximum is Maximum: NaN if either operand is NaN (as NumPy's maximum);
+// of two zeros, +0 (as Go's math.Max and IEEE 754-2019's maximum), so
+// Maximum(-0, +0) and Maximum(+0, -0) are both +0.
 func maximum(x, y float32) float32 {
-	if x >= y || x != x {
+	switch {
+	case x != x:
+		return x
+	case y != y:
+		return y
+	case x == 0 && y == 0:
+		if math.Signbit(float64(x)) {
+			return y
+		}
+		return x
+	case x > y:
 		return x
 	}
 	return y
 }
 
-// minimum is NumPy's minimum: NaN if either operand is NaN.
+// minimum is Minimum: NaN if either operand is NaN; of two zeros, -0.
 func minimum(x, y float32) float32 {
-	if x <= y || x != x {
+	switch {
+	case x != x:
+		return x
+	case y != y:
+		return y
+	case x == 0 && y == 0:
+		if math.Signbit(float64(x)) {
+			return x
+		}
+		return y
+	case x < y:
 		return x
 	}
 	return y

@@ -145,6 +145,23 @@ var _ = Describe("float32 numerics", func() {
 			Entry("Maximum", ir.Maximum, []float32{2, 0, 0, -2}),
 			Entry("Minimum", ir.Minimum, []float32{1, 0, 0, -7}),
 		)
+
+		// Issue 15: x >= y returned the first operand for (-0, +0).
+		DescribeTable("Maximum and Minimum of two zeros follow math.Max and math.Min, whichever comes first",
+			func(k ir.OpKind, wantNeg []bool) {
+				negz := float32(math.Copysign(0, -1))
+				out, err := run(binaryFn(k, []any{2}, []any{2}, []any{2}), inputs{
+					"x": f32([]float32{negz, 0}, 2), "y": f32([]float32{0, negz}, 2),
+				})
+				Expect(err).NotTo(HaveOccurred())
+				for i, neg := range wantNeg {
+					Expect(out["z"].F32[i]).To(BeZero())
+					Expect(math.Signbit(float64(out["z"].F32[i]))).To(Equal(neg), "element %d", i)
+				}
+			},
+			Entry("Maximum(-0, +0) and Maximum(+0, -0) are +0", ir.Maximum, []bool{false, false}),
+			Entry("Minimum(-0, +0) and Minimum(+0, -0) are -0", ir.Minimum, []bool{true, true}),
+		)
 	})
 
 	Describe("unary ops against closed forms", func() {

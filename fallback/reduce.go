@@ -96,14 +96,8 @@ func (st *state) reduce(o *ir.Op) error {
 			switch o.Kind {
 			case ir.Max:
 				r = float32(math.Inf(-1))
-				for k := 0; k < n; k++ {
-					x := a[base+k*inner]
-					if x > r || x != x {
-						r = x
-						if x != x {
-							break
-						}
-					}
+				for k := 0; k < n && r == r; k++ {
+					r = maximum(r, a[base+k*inner])
 				}
 			default:
 				for k := 0; k < n; k++ {
