@@ -50,6 +50,34 @@ var _ = Describe("ops", Label("native"), Ordered, func() {
 		Expect(out["mn"].F32[3:]).To(Equal([]float32{0, 0, 0}))
 	})
 
+	// Issue 15: native ops were never tested on large logits, where naive
+	// formulas overflow (exp above 88.7, tanh as a ratio of exps above ~44,
+	// softmax without the max subtracted).
+	It("stays finite and exact where naive formulas overflow", func() {
+		in := []float32{50, -50, 100, -200}
+		out := run(prog, "unary", map[string]*tensor.Tensor{"a": f32(sh(4), in...)})
+		Expect(out["t"].F32).To(Equal([]float32{1, -1, 1, -1}))
+		for i, x := range in {
+			v := float64(x)
+			for name, want := range map[string]float64{"e": math.Exp(v), "s": 1 / (1 + math.Exp(-v))} {
+				got := out[name].F32[i]
+				w := float32(want)
+				if math.IsInf(float64(w), 0) || w == 0 {
+					Expect(got).To(Equal(w), "%s(%v)", name, x)
+					continue
+				}
+				Expect(ulp(got, w)).To(BeNumerically("<=", 1), "%s(%v) = %v, want %v", name, x, got, w)
+			}
+		}
+		Expect(math.IsInf(float64(out["e"].F32[2]), 1)).To(BeTrue(), "exp(100) overflows float32")
+
+		big := run(prog, "axis", map[string]*tensor.Tensor{"a": f32(sh(2, 3), 1000, 0, -1000, -1e30, 0, 1e30)})
+		Expect(big["sm"].F32).To(Equal([]float32{1, 0, 0, 0, 0, 1}))
+		Expect(big["lsm"].F32).To(Equal([]float32{0, -1000, -2000, -2e30, -1e30, 0}))
+		Expect(big["am"].I64).To(Equal([]int64{0, 2}))
+		Expect(big["mx"].F32).To(Equal([]float32{1000, 0, 1e30}))
+	})
+
 	It("computes the unary functions within 1 ulp of the float64 closed form", func() {
 		in := []float32{0.5, -1, 2, -0.25}
 		out := run(prog, "unary", map[string]*tensor.Tensor{"a": f32(sh(4), in...)})

@@ -97,6 +97,39 @@ var _ = Describe("numerics against independent values", func() {
 		Expect(logs[2]).To(BeNumerically("~", 2*math.Ln2, 1e-15))
 	})
 
+	// Issue 15: an oracle that rounded to float32 anywhere passed every
+	// other test. These values are not float32 values: a float32 rounding
+	// of the result (or of an intermediate) misses them by far more than
+	// the float64 tolerance used here.
+	It("computes in float64: values no float32 rounding reaches", func() {
+		in := t32(sh(4), 1, 2, 0.5, 3)
+		run := func(b program.Builtin) []float64 {
+			return apply(f32(4), f32(4), func(x program.Expr) program.Expr { return call(b, x) }, in).F64
+		}
+		exact := func(got, want float64) {
+			GinkgoHelper()
+			Expect(got).To(BeNumerically("~", want, 4e-16*math.Abs(want)))
+			Expect(math.Abs(got-float64(float32(want)))).To(BeNumerically(">", 1e-9*math.Abs(want)), "rounded to float32")
+		}
+		exact(run(program.Exp)[0], math.E)
+		exact(run(program.Exp)[1], math.Exp(2))
+		exact(run(program.Log)[1], math.Ln2)
+		exact(run(program.Log)[3], math.Log(3))
+		exact(run(program.Tanh)[2], math.Tanh(0.5))
+		exact(run(program.Sqrt)[1], math.Sqrt2)
+		exact(run(program.Sigmoid)[0], 1/(1+math.Exp(-1)))
+		// Softmax of [1 2 0.5 3]: e^x / sum e^x, by hand in float64.
+		sm := apply(f32(1, 4), f32(1, 4), func(x program.Expr) program.Expr { return callAxis(program.Softmax, x, 1, false) },
+			t32(sh(1, 4), 1, 2, 0.5, 3)).F64
+		sum := math.Exp(1) + math.Exp(2) + math.Exp(0.5) + math.Exp(3)
+		exact(sm[0], math.Exp(1)/sum)
+		exact(sm[3], math.Exp(3)/sum)
+		// 1/3 is not a float32: Mean of [0 1] / 3 and a float literal path.
+		third := apply2(f32(1), f32(1), f32(1), func(x, y program.Expr) program.Expr { return bin(program.Div, x, y) },
+			t32(sh(1), 1), t32(sh(1), 3)).F64
+		exact(third[0], 1.0/3)
+	})
+
 	It("keeps NaN through Relu, Maximum and Minimum", func() {
 		nan := float32(math.NaN())
 		y := apply(f32(2), f32(2), func(x program.Expr) program.Expr { return call(program.Relu, x) }, t32(sh(2), nan, -1))
