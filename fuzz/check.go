@@ -380,7 +380,11 @@ func compareRun(base Finding, fn *program.Func, want map[string]*tensor.Tensor, 
 			m = harness.OutputMetrics{Name: r.Name, Problem: "missing output", Report: r.Name + ": missing output"}
 		case r.Type.DType == ir.Int64:
 			if src, ok := classes[r.Name]; ok && want[src.Scores] != nil {
-				m = harness.CompareClasses(r.Name, w, g, want[src.Scores], src.Axis, tols[src.Scores])
+				var own *tensor.Tensor
+				if src.Final {
+					own = got[src.Scores]
+				}
+				m = harness.CompareClassesOwn(r.Name, w, g, want[src.Scores], own, src.Axis, tols[src.Scores])
 			} else {
 				m = harness.CompareToOracle(r.Name, w, g, harness.Tolerance{})
 			}

@@ -37,6 +37,20 @@ import (
 // Dtype and shape problems (classes not int64, scores not float, shapes
 // that do not line up, an axis out of range) are reported as a Problem.
 func CompareClasses(name string, wantClasses, gotClasses, oracleScores *tensor.Tensor, axis int, tol Tolerance) OutputMetrics {
+	return CompareClassesOwn(name, wantClasses, gotClasses, oracleScores, nil, axis, tol)
+}
+
+// CompareClassesOwn is CompareClasses that also holds the executor to its
+// own scores (gotScores, the executor's value of the same float result;
+// nil skips this): in every row its class must be the argmax of its own
+// scores, the first index of the greatest score or of the first NaN. So
+// where an executor's own scores are bit-equal at two indices its class
+// must be the first of them, and the near-tie excuse, which is about the
+// oracle's scores, only covers ties that rounding could have flipped. A
+// row that breaks this is a mismatch reported as "not the argmax of its
+// own scores", whatever the oracle says. gotScores of another shape than
+// oracleScores is not used (the scores' own comparison reports it).
+func CompareClassesOwn(name string, wantClasses, gotClasses, oracleScores, gotScores *tensor.Tensor, axis int, tol Tolerance) OutputMetrics {
 	m := OutputMetrics{Name: name}
 	if p := compatible(wantClasses, gotClasses); p != "" {
 		return m.fail(p)
@@ -66,6 +80,10 @@ func CompareClasses(name string, wantClasses, gotClasses, oracleScores *tensor.T
 	n := oracleScores.Shape[axis]
 	inner := tensor.NumElements(oracleScores.Shape[axis+1:])
 	scores := oracleScores.Float64s()
+	var own []float64
+	if gotScores != nil && gotScores.Validate() == nil && gotScores.DType != tensor.Int64 && slices.Equal(gotScores.Shape, oracleScores.Shape) {
+		own = gotScores.Float64s()
+	}
 	m.Total = wantClasses.Len()
 	c := &collector{OutputMetrics: &m}
 	var flips []string
@@ -73,6 +91,16 @@ func CompareClasses(name string, wantClasses, gotClasses, oracleScores *tensor.T
 		w, g := wantClasses.I64[i], gotClasses.I64[i]
 		base := (i/inner)*n*inner + i%inner
 		row := func(k int64) float64 { return scores[base+int(k)*inner] }
+		if own != nil {
+			ownRow := func(k int64) float64 { return own[base+int(k)*inner] }
+			if first := firstArgmax(n, ownRow); g != first {
+				if len(m.First) < maxListed {
+					flips = append(flips, fmt.Sprintf("not the argmax of its own scores: its score %s at %d, %s at %d", scoreAt(ownRow, n, g), g, scoreAt(ownRow, n, first), first))
+				}
+				c.addMismatch(wantClasses.Shape, i, float64(w), float64(g), true, math.Inf(1))
+				continue
+			}
+		}
 		tied := tiedClasses(n, row, tol)
 		if len(tied) >= 2 {
 			m.NearTies = append(m.NearTies, NearTie{Index: tensor.Index(wantClasses.Shape, i), Classes: tied, Want: w, Got: g})
@@ -99,6 +127,22 @@ func classesFit(classes, scores []int, axis int) bool {
 	}
 	kept := append(append(append([]int(nil), scores[:axis]...), 1), scores[axis+1:]...)
 	return slices.Equal(classes, kept)
+}
+
+// firstArgmax is Argmax over one row: the first index of the greatest
+// value, or of the first NaN; 0 for an empty row.
+func firstArgmax(n int, row func(int64) float64) int64 {
+	best := int64(0)
+	for k := int64(0); k < int64(n); k++ {
+		v := row(k)
+		if math.IsNaN(v) {
+			return k
+		}
+		if v > row(best) {
+			best = k
+		}
+	}
+	return best
 }
 
 // tiedClasses returns the classes of a row tied with its best score, or

@@ -254,6 +254,72 @@ var _ = Describe("CompareClasses", func() {
 	})
 })
 
+// Issue 15 item 2: exact ties are exact.
+var _ = Describe("CompareClassesOwn", func() {
+	tol := harness.Tolerance{RTol: 1e-5, ATol: 1e-6}
+	oracle := func() *tensor.Tensor {
+		return tensor.FromFloat64([]float64{
+			0.1, 0.7, 0.2,
+			0.5, 0.5000001, 0.1,
+			0.3, 0.3, 0.3,
+		}, 3, 3)
+	}
+	own := func(v ...float32) *tensor.Tensor { return tensor.FromFloat32(v, 3, 3) }
+
+	It("rejects the second of two bit-equal scores, in a row other than the first, although the oracle calls it a near-tie", func() {
+		want := tensor.FromInt64([]int64{1, 1, 0}, 3)
+		got := tensor.FromInt64([]int64{1, 1, 0}, 3)
+		scores := own(0.1, 0.7, 0.2, 0.5, 0.5, 0.1, 0.3, 0.3, 0.3)
+		m := harness.CompareClassesOwn("classes", want, got, oracle(), scores, 1, tol)
+		Expect(m.OK).To(BeFalse())
+		Expect(m.Mismatches).To(Equal(1))
+		Expect(m.First[0].Index).To(Equal([]int{1}))
+		Expect(m.Report).To(HavePrefix("classes: 1 / 3 mismatched (33.3%); first mismatches: [1] want 1 got 1 (not the argmax of its own scores: its score 0.5 at 1, 0.5 at 0)"))
+		// The old rule alone accepted it.
+		Expect(harness.CompareClasses("classes", want, got, oracle(), 1, tol).OK).To(BeTrue())
+	})
+
+	It("accepts the first of bit-equal scores where the oracle prefers the other within tolerance", func() {
+		want := tensor.FromInt64([]int64{1, 1, 0}, 3)
+		got := tensor.FromInt64([]int64{1, 0, 0}, 3)
+		m := harness.CompareClassesOwn("classes", want, got, oracle(), own(0.1, 0.7, 0.2, 0.5, 0.5, 0.1, 0.3, 0.3, 0.3), 1, tol)
+		Expect(m.OK).To(BeTrue(), m.Report)
+		Expect(m.NearTies).To(HaveLen(2))
+	})
+
+	It("holds a class to the executor's first NaN", func() {
+		nan32 := float32(math.NaN())
+		want := tensor.FromInt64([]int64{1, 1, 0}, 3)
+		got := tensor.FromInt64([]int64{1, 1, 2}, 3)
+		m := harness.CompareClassesOwn("classes", want, got, oracle(), own(0.1, 0.7, 0.2, 0.5, 0.6, 0.1, 0.3, nan32, nan32), 1, tol)
+		Expect(m.Mismatches).To(Equal(1))
+		Expect(m.Report).To(ContainSubstring("[2] want 0 got 2 (not the argmax of its own scores: its score NaN at 2, NaN at 1)"))
+	})
+
+	It("does not use scores of another shape", func() {
+		want := tensor.FromInt64([]int64{1, 1, 0}, 3)
+		m := harness.CompareClassesOwn("classes", want, want, oracle(), tensor.FromFloat32([]float32{1, 2}, 2), 1, tol)
+		Expect(m.OK).To(BeTrue())
+	})
+})
+
+var _ = Describe("ClassSources", func() {
+	src := func(body string) map[string]harness.ClassSource {
+		f := parseRx("c.rx", "package c\n\nfunc f(x [B][3]float32) (probs [B][3]float32, classes [B]int64) {\n"+body+"\n\treturn\n}\n")
+		return harness.ClassSources(f.Funcs[0])
+	}
+
+	It("marks classes taken from the final scores", func() {
+		Expect(src("\tprobs = Softmax(x, 1)\n\tclasses = Argmax(probs, 1)")).To(Equal(map[string]harness.ClassSource{
+			"classes": {Scores: "probs", Axis: 1, Final: true}}))
+	})
+
+	It("does not when the scores change after the classes were taken, or in the same loop", func() {
+		Expect(src("\tprobs = Softmax(x, 1)\n\tclasses = Argmax(probs, 1)\n\tprobs = probs * 0")["classes"].Final).To(BeFalse())
+		Expect(src("\tprobs = x\n\tclasses = Argmax(probs, 1)\n\tfor i := range 2 {\n\t\tprobs = Tanh(probs)\n\t\tclasses = Argmax(probs, 1)\n\t}")["classes"].Final).To(BeFalse())
+	})
+})
+
 var _ = Describe("CompareULP", func() {
 	It("measures the ULP distance and where it is greatest", func() {
 		a := tensor.FromFloat32([]float32{1, 2, 0, -1}, 2, 2)

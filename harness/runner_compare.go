@@ -2,6 +2,7 @@ package harness
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -33,6 +34,11 @@ func Tolerances(f *program.File, fn *program.Func, def Tolerance) map[string]Tol
 type ClassSource struct {
 	Scores string // the float result the classes are the Argmax of
 	Axis   int
+	// Final: Scores is never assigned after (or in a loop with) an
+	// assignment to the classes, so the returned Scores are the very
+	// scores the classes were taken from, and an executor's classes can be
+	// checked against its own returned scores.
+	Final bool
 }
 
 // ClassSources finds, for each int64 result of fn, the float result it is
@@ -76,7 +82,59 @@ func ClassSources(fn *program.Func) map[string]ClassSource {
 	for name := range bad {
 		delete(found, name)
 	}
+	for name, src := range found {
+		src.Final = assignedBefore(fn.Body, src.Scores, name)
+		found[name] = src
+	}
 	return found
+}
+
+// assignedBefore reports whether every assignment to the result named
+// first comes, in source order, before every assignment to the result
+// named then, with no loop around both.
+func assignedBefore(body []program.Stmt, first, then string) bool {
+	type site struct {
+		order int
+		loops []int
+	}
+	var firsts, thens []site
+	order, loopID := 0, 0
+	var walk func([]program.Stmt, []int)
+	walk = func(body []program.Stmt, loops []int) {
+		for _, s := range body {
+			order++
+			switch s := s.(type) {
+			case *program.Assign:
+				at := site{order, loops}
+				switch s.Var.Name {
+				case first:
+					firsts = append(firsts, at)
+				case then:
+					thens = append(thens, at)
+				}
+			case *program.For:
+				loopID++
+				walk(s.Body, append(slices.Clip(loops), loopID))
+			case *program.If:
+				walk(s.Then, loops)
+				walk(s.Else, loops)
+			}
+		}
+	}
+	walk(body, nil)
+	for _, a := range firsts {
+		for _, b := range thens {
+			if a.order > b.order {
+				return false
+			}
+			for _, l := range a.loops {
+				if slices.Contains(b.loops, l) {
+					return false
+				}
+			}
+		}
+	}
+	return true
 }
 
 func argmaxOfResult(e program.Expr) (ClassSource, bool) {
@@ -107,7 +165,11 @@ func compareOutputs(fn *program.Func, want, got map[string]*tensor.Tensor, tols 
 			m.Report = r.Name + ": " + m.Problem
 		case r.Type.DType == ir.Int64:
 			if src, ok := classes[r.Name]; ok && want[src.Scores] != nil {
-				m = CompareClasses(r.Name, w, g, want[src.Scores], src.Axis, tols[src.Scores])
+				var own *tensor.Tensor
+				if src.Final {
+					own = got[src.Scores]
+				}
+				m = CompareClassesOwn(r.Name, w, g, want[src.Scores], own, src.Axis, tols[src.Scores])
 			} else {
 				m = CompareToOracle(r.Name, w, g, Tolerance{})
 			}
