@@ -11,4 +11,7 @@ mkdir -p "$out"
 go build -o "$out/rxeq" ./cmd/rxeq
 "$out/rxeq" run --json "$out/report.json" --junit "$out/junit.xml"
 xmllint --noout --schema reports/testdata/junit-10.xsd "$out/junit.xml"
+# The comparison must be able to fail: deliberately wrong executors, each
+# of which has to be reported.
+"$out/rxeq" selftest
 echo "reports: $out/report.json $out/junit.xml"

@@ -95,7 +95,7 @@ func CompareClassesOwn(name string, wantClasses, gotClasses, oracleScores, gotSc
 			ownRow := func(k int64) float64 { return own[base+int(k)*inner] }
 			if first := firstArgmax(n, ownRow); g != first {
 				if len(m.First) < maxListed {
-					flips = append(flips, fmt.Sprintf("not the argmax of its own scores: its score %s at %d, %s at %d", scoreAt(ownRow, n, g), g, scoreAt(ownRow, n, first), first))
+					flips = append(flips, fmt.Sprintf("not the argmax of its own scores: its score %s at %d, %s at %d", scoreAt32(ownRow, n, g), g, scoreAt32(ownRow, n, first), first))
 				}
 				c.addMismatch(wantClasses.Shape, i, float64(w), float64(g), true, math.Inf(1))
 				continue
@@ -176,6 +176,14 @@ func contains(xs []int64, x int64) bool {
 		}
 	}
 	return false
+}
+
+// scoreAt32 is scoreAt for an executor's float32 scores.
+func scoreAt32(row func(int64) float64, n int, k int64) string {
+	if k < 0 || k >= int64(n) {
+		return "(class out of range)"
+	}
+	return fmtValue(row(k), false, 32)
 }
 
 func scoreAt(row func(int64) float64, n int, k int64) string {

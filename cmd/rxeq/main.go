@@ -53,6 +53,7 @@ commands:
   lock [PATH...]          run the source-lock checks only
   fuzz [flags]            generate random programs, compare the executors, save reduced reproducers
   reduce [flags] FILE     shrink a reproducer to a small program that fails the same way
+  selftest [PATH...]      prove the comparison fails: run deliberately wrong executors, expect each reported
 
 Run 'rxeq <command> -h' for a command's flags.
 `
@@ -70,6 +71,7 @@ func runMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		"gen":   cmdGen,
 		"lock":  cmdLock,
 		"fuzz":  cmdFuzz, "reduce": cmdReduce,
+		"selftest": cmdSelftest,
 		// worker is hidden: rxeq starts it itself (run --isolate).
 		isolate.WorkerArg: cmdWorker,
 	}

@@ -1,0 +1,391 @@
+// Package selftest proves that rxeq's comparison can fail: it runs
+// scenarios through deliberately wrong executors (mutants) and checks that
+// the harness reports every one of them.
+//
+// Each mutant runs the fallback interpreter and then breaks its outcome in
+// one realistic way: a class flipped in a row other than the first, a
+// stray NaN, one element off by ten tolerances, a wrong shape, a mutated
+// input, a dropped row, two outputs swapped, a wrong runtime error text. A
+// mutant is caught when at least one case it broke is reported as not
+// passing; it escapes when every case it broke passes; and it is not
+// exercised when the scenarios gave it nothing to break (that too fails
+// the self-test, since then the scenarios prove nothing about it). A
+// loosened comparison (a tolerance without its relative part, classes
+// compared in row 0 only, a NaN on one side counted as a match) lets some
+// mutant escape, so `rxeq selftest` in CI catches a comparison bug that no
+// agreement between correct executors can show.
+package selftest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/rextio/rxeq/harness"
+	"github.com/rextio/rxeq/program"
+	"github.com/rextio/rxeq/program/ir"
+	"github.com/rextio/rxeq/tensor"
+)
+
+// ErrNotCaught is wrapped by Run's error when a mutant escaped or was not
+// exercised.
+var ErrNotCaught = errors.New("the comparison missed a deliberately wrong executor")
+
+// Mutant is a deliberately wrong executor: the fallback interpreter whose
+// outcome Break changes in one way.
+type Mutant struct {
+	// Name identifies the mutant (and is its executor name, "mutant-NAME").
+	Name string
+	// What says what it breaks, for the report.
+	What string
+	// Break changes one run's outcome (outputs, error, or the inputs) and
+	// reports whether it changed anything. fn is the function, res its
+	// declared results in order, tol the default float tolerance.
+	Break func(fn *program.Func, inputs map[string]*tensor.Tensor, out *harness.Outcome, err *error, tol harness.Tolerance) bool
+}
+
+// Mutants returns the built-in mutants.
+func Mutants() []Mutant {
+	return []Mutant{
+		{Name: "class-flip", What: "one class changed, in the last row of a batch (not the first)", Break: classFlip},
+		{Name: "stray-nan", What: "one float element replaced by NaN", Break: strayNaN},
+		{Name: "off-by-ten-tolerances", What: "one float element moved by ten times its allowed error", Break: offByTen},
+		{Name: "wrong-shape", What: "a float output's dims reversed (same data)", Break: wrongShape},
+		{Name: "mutated-input", What: "one input element changed in place", Break: mutateInput},
+		{Name: "dropped-row", What: "the last row of every batched output dropped", Break: droppedRow},
+		{Name: "swapped-outputs", What: "two float outputs of the same shape swapped", Break: swapOutputs},
+		{Name: "wrong-error-text", What: "a runtime error's text reworded", Break: wrongErrorText},
+	}
+}
+
+// Verdict is what became of one mutant.
+type Verdict string
+
+// The verdicts.
+const (
+	Caught       Verdict = "caught"
+	Escaped      Verdict = "ESCAPED"
+	NotExercised Verdict = "NOT EXERCISED"
+)
+
+// Outcome is one mutant's result.
+type Outcome struct {
+	Mutant  Mutant
+	Broken  int     // cases whose outcome it changed
+	Flagged int     // of those, cases reported as not passing
+	Verdict Verdict // Caught when Flagged > 0
+	// Example is the report of one flagged case (its first line).
+	Example string
+}
+
+// Options configure Run.
+type Options struct {
+	// Mutants to run; default Mutants().
+	Mutants []Mutant
+	// Harness options (batches, seed, parallelism); Executors, Backends and
+	// Reference are set by Run.
+	Harness harness.Options
+}
+
+// Run runs files through every mutant and returns one Outcome per mutant,
+// in order. The error wraps ErrNotCaught when any mutant was not caught.
+func Run(ctx context.Context, files []*program.File, opts Options) ([]Outcome, error) {
+	muts := opts.Mutants
+	if muts == nil {
+		muts = Mutants()
+	}
+	hopts := opts.Harness
+	hopts.SkipLocks = true
+	tol := harness.DefaultTolerance()
+	if hopts.Tolerance != nil {
+		tol = *hopts.Tolerance
+	}
+	outs := make([]Outcome, len(muts))
+	execs := make([]harness.Executor, len(muts))
+	names := make([]string, len(muts))
+	tallies := make([]*tally, len(muts))
+	for i, m := range muts {
+		tallies[i] = &tally{broken: map[string]bool{}}
+		execs[i] = &executor{m: m, tol: tol, tally: tallies[i]}
+		names[i] = execs[i].Name()
+	}
+	hopts.Executors = execs
+	hopts.Backends = names
+	res, err := harness.Run(ctx, files, hopts)
+	if err != nil && res == nil {
+		return nil, err
+	}
+	var missed []string
+	for i, m := range muts {
+		o := Outcome{Mutant: m, Broken: len(tallies[i].broken)}
+		for _, c := range res.Cases {
+			if c.Executor != names[i] || !tallies[i].has(c.Scenario, c.Function, c.Batch) {
+				continue
+			}
+			if c.Status != harness.StatusPass {
+				o.Flagged++
+				if o.Example == "" {
+					msg := c.Message
+					if msg == "" {
+						msg = c.Error
+					}
+					o.Example, _, _ = strings.Cut(msg, "\n")
+				}
+			}
+		}
+		switch {
+		case o.Broken == 0:
+			o.Verdict = NotExercised
+		case o.Flagged == 0:
+			o.Verdict = Escaped
+		default:
+			o.Verdict = Caught
+		}
+		if o.Verdict != Caught {
+			missed = append(missed, fmt.Sprintf("%s (%s)", m.Name, strings.ToLower(string(o.Verdict))))
+		}
+		outs[i] = o
+	}
+	if len(missed) > 0 {
+		return outs, fmt.Errorf("%w: %s", ErrNotCaught, strings.Join(missed, ", "))
+	}
+	return outs, err
+}
+
+// tally records which cases a mutant broke. The harness runs cases on
+// several goroutines.
+type tally struct {
+	mu     sync.Mutex
+	broken map[string]bool
+}
+
+// anyBatch keys a function without a batch symbol: it runs with the same
+// inputs at every batch, so its breakage counts for each.
+const anyBatch = -1
+
+func key(scenario, fn string, batch int) string {
+	return fmt.Sprintf("%s\x00%s\x00%d", scenario, fn, batch)
+}
+
+func (t *tally) has(scenario, fn string, batch int) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.broken[key(scenario, fn, batch)] || t.broken[key(scenario, fn, anyBatch)]
+}
+
+// executor is a mutant as a harness.Executor: the fallback, then Break.
+type executor struct {
+	m     Mutant
+	tol   harness.Tolerance
+	tally *tally
+}
+
+func (e *executor) Name() string { return "mutant-" + e.m.Name }
+
+func (e *executor) Prepare(ctx context.Context, f *program.File, p *ir.Program) (harness.Prepared, error) {
+	inner, err := harness.FallbackExecutor{}.Prepare(ctx, f, p)
+	if err != nil {
+		return nil, err
+	}
+	return &prepared{e: e, f: f, inner: inner, scenario: harness.ScenarioName(f)}, nil
+}
+
+type prepared struct {
+	e        *executor
+	f        *program.File
+	inner    harness.Prepared
+	scenario string
+}
+
+func (p *prepared) Run(ctx context.Context, fn string, inputs map[string]*tensor.Tensor) (harness.Outcome, error) {
+	out, err := p.inner.Run(ctx, fn, inputs)
+	var f *program.Func
+	for _, g := range p.f.Funcs {
+		if g.Name == fn {
+			f = g
+		}
+	}
+	if f == nil || ctx.Err() != nil {
+		return out, err
+	}
+	if p.e.m.Break(f, inputs, &out, &err, p.e.tol) {
+		batch := batchOf(f, inputs)
+		p.e.tally.mu.Lock()
+		p.e.tally.broken[key(p.scenario, fn, batch)] = true
+		p.e.tally.mu.Unlock()
+	}
+	return out, err
+}
+
+func (p *prepared) Close() error { return p.inner.Close() }
+
+// batchOf returns the size the inputs bind to the function's batch symbol
+// (harness.BatchSymbol), as the harness names cases; anyBatch without one.
+func batchOf(f *program.Func, inputs map[string]*tensor.Tensor) int {
+	sym := harness.BatchSymbol(f)
+	for _, prm := range f.Params {
+		t := inputs[prm.Name]
+		for d, dim := range prm.Type.Shape {
+			if dim.IsSym() && dim.Sym == sym && t != nil && d < t.Rank() {
+				return t.Shape[d]
+			}
+		}
+	}
+	return anyBatch
+}
+
+// ---- the mutations ------------------------------------------------------
+
+// floatResults returns the names of fn's float32 results present in out.
+func floatResults(fn *program.Func, out *harness.Outcome) []string {
+	var names []string
+	for _, r := range fn.Results {
+		if t := out.Outputs[r.Name]; r.Type.DType == ir.Float32 && t != nil && t.DType == tensor.Float32 && len(t.F32) > 0 {
+			names = append(names, r.Name)
+		}
+	}
+	return names
+}
+
+// replace gives out a copy of tensor name, so a mutation never writes into
+// memory the executor may share with its inputs.
+func replace(out *harness.Outcome, name string) *tensor.Tensor {
+	t := out.Outputs[name].Clone()
+	m := make(map[string]*tensor.Tensor, len(out.Outputs))
+	for k, v := range out.Outputs {
+		m[k] = v
+	}
+	m[name] = t
+	out.Outputs = m
+	return t
+}
+
+func classFlip(fn *program.Func, _ map[string]*tensor.Tensor, out *harness.Outcome, err *error, _ harness.Tolerance) bool {
+	if *err != nil {
+		return false
+	}
+	for _, r := range fn.Results {
+		t := out.Outputs[r.Name]
+		if r.Type.DType != ir.Int64 || t == nil || len(t.I64) < 2 {
+			continue
+		}
+		t = replace(out, r.Name)
+		last := len(t.I64) - 1
+		t.I64[last] ^= 1 // another valid class index wherever there are two
+		return true
+	}
+	return false
+}
+
+func strayNaN(fn *program.Func, _ map[string]*tensor.Tensor, out *harness.Outcome, err *error, _ harness.Tolerance) bool {
+	if *err != nil {
+		return false
+	}
+	for _, name := range floatResults(fn, out) {
+		t := replace(out, name)
+		i := len(t.F32) / 2
+		if t.F32[i] != t.F32[i] {
+			continue
+		}
+		t.F32[i] = float32(math.NaN())
+		return true
+	}
+	return false
+}
+
+func offByTen(fn *program.Func, _ map[string]*tensor.Tensor, out *harness.Outcome, err *error, tol harness.Tolerance) bool {
+	if *err != nil {
+		return false
+	}
+	for _, name := range floatResults(fn, out) {
+		t := replace(out, name)
+		i := len(t.F32) - 1
+		v := float64(t.F32[i])
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			continue
+		}
+		t.F32[i] = float32(v + 10*tol.Allowed(v))
+		return true
+	}
+	return false
+}
+
+func wrongShape(fn *program.Func, _ map[string]*tensor.Tensor, out *harness.Outcome, err *error, _ harness.Tolerance) bool {
+	if *err != nil {
+		return false
+	}
+	for _, name := range floatResults(fn, out) {
+		t := out.Outputs[name]
+		rev := slices.Clone(t.Shape)
+		slices.Reverse(rev)
+		if slices.Equal(rev, t.Shape) {
+			continue
+		}
+		t = replace(out, name)
+		t.Shape = rev
+		return true
+	}
+	return false
+}
+
+func mutateInput(fn *program.Func, inputs map[string]*tensor.Tensor, _ *harness.Outcome, _ *error, _ harness.Tolerance) bool {
+	for _, prm := range fn.Params {
+		if t := inputs[prm.Name]; t != nil && t.DType == tensor.Float32 && len(t.F32) > 0 {
+			t.F32[0] = -t.F32[0] + 1
+			return true
+		}
+	}
+	return false
+}
+
+func droppedRow(fn *program.Func, inputs map[string]*tensor.Tensor, out *harness.Outcome, err *error, _ harness.Tolerance) bool {
+	if *err != nil || batchOf(fn, inputs) < 2 {
+		return false
+	}
+	changed := false
+	for _, r := range fn.Results {
+		t := out.Outputs[r.Name]
+		if t == nil || len(r.Type.Shape) == 0 || !r.Type.Shape[0].IsSym() || t.Rank() == 0 || t.Shape[0] < 2 {
+			continue
+		}
+		t = replace(out, r.Name)
+		t.Shape[0]--
+		t.F32 = t.F32[:min(len(t.F32), t.Len())]
+		t.I64 = t.I64[:min(len(t.I64), t.Len())]
+		changed = true
+	}
+	return changed
+}
+
+func swapOutputs(fn *program.Func, _ map[string]*tensor.Tensor, out *harness.Outcome, err *error, _ harness.Tolerance) bool {
+	if *err != nil {
+		return false
+	}
+	names := floatResults(fn, out)
+	sort.Strings(names)
+	for i := range names {
+		for j := i + 1; j < len(names); j++ {
+			a, b := out.Outputs[names[i]], out.Outputs[names[j]]
+			if slices.Equal(a.Shape, b.Shape) && !slices.Equal(a.F32, b.F32) {
+				replace(out, names[i])
+				out.Outputs[names[i]], out.Outputs[names[j]] = b, a
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func wrongErrorText(_ *program.Func, _ map[string]*tensor.Tensor, _ *harness.Outcome, err *error, _ harness.Tolerance) bool {
+	var re *ir.RuntimeError
+	if *err == nil || !errors.As(*err, &re) {
+		return false
+	}
+	*err = &ir.RuntimeError{Kind: re.Kind, Func: re.Func, Detail: strings.Replace(re.Detail, "division", "divide", 1) + " (reworded)"}
+	return true
+}
