@@ -217,6 +217,11 @@ type Case struct {
 	Tolerances map[string]Tolerance
 	Inputs     []InputDigest
 
+	// Blame, for a case that failed on its outputs, says whether float32
+	// explains the mismatch (BlameFloat32) or the executor disagrees
+	// (BlameExecutor); "" otherwise.
+	Blame Blame
+
 	// Error is the executor's own error text, "" if it succeeded.
 	Error string
 	// Message explains a fail or an error: every mismatch report, the error

@@ -52,7 +52,7 @@ func fromCase(c harness.Case) Case {
 			Execute: seconds(c.Timing.Execute), Compare: seconds(c.Timing.Compare),
 		},
 		Outputs: []Output{},
-		Error:   c.Error, Message: c.Message,
+		Error:   c.Error, Message: c.Message, Blame: string(c.Blame),
 	}
 	for _, m := range c.Outputs {
 		o := Output{

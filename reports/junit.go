@@ -58,7 +58,9 @@ type (
 // it one <testcase> per case, named "FUNCTION/bBATCH/EXECUTOR" (for
 // example "score_linear/b16/native"), and one per lock, named
 // "FUNCTION/lock"; classname is the scenario. A failed case carries
-// <failure type="mismatch"> (a failed lock type="lock") whose message
+// <failure type="mismatch"> (type="mismatch:float32-limit" or
+// "mismatch:executor" when the mismatch was blamed; a failed lock
+// type="lock") whose message
 // attribute is the first line of the report and whose text is all of it;
 // an error carries <error>, a skip <skipped>. Each suite's <properties>
 // hold the tool version, the compiler, the run seed, each case's seed
@@ -86,7 +88,11 @@ func WriteJUnit(w io.Writer, r *Report) error {
 		c := &r.Cases[i]
 		s := suite(c.Scenario)
 		times[c.Scenario] += nonNegative(c.Duration)
-		s.Cases = append(s.Cases, caseXML(c.Name(), c.Scenario, c.Duration, c.Status, "mismatch", caseText(c)))
+		failType := "mismatch"
+		if c.Blame != "" {
+			failType = "mismatch:" + c.Blame
+		}
+		s.Cases = append(s.Cases, caseXML(c.Name(), c.Scenario, c.Duration, c.Status, failType, caseText(c)))
 	}
 	for i := range r.Locks {
 		l := &r.Locks[i]

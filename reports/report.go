@@ -45,6 +45,10 @@ type Case struct {
 	Timing   *Timing  `json:"timing,omitempty"` // where Duration went, when known
 	Outputs  []Output `json:"outputs"`          // one per compared output
 	Error    string   `json:"error,omitempty"`  // the executor's error text, if it returned one
+	// Blame, for a case that failed on its outputs: "float32-limit" when a
+	// reference rounded to float32 at every op misses the same way,
+	// "executor" when float32 rounding does not explain the mismatch.
+	Blame string `json:"blame,omitempty"`
 	// Message explains a fail, error or skip in full (for a fail: the
 	// mismatch reports of the failing outputs, or an error disagreement);
 	// its first line is a summary.

@@ -1,0 +1,101 @@
+package harness
+
+import (
+	"context"
+	"math"
+
+	"github.com/rextio/rxeq/oracle"
+	"github.com/rextio/rxeq/program"
+	"github.com/rextio/rxeq/program/ir"
+	"github.com/rextio/rxeq/tensor"
+)
+
+// Blame says what a failed case's output mismatch is due to.
+type Blame string
+
+// The blames. A case that did not fail on its outputs has none.
+const (
+	// BlameFloat32: float32 itself. The reference evaluated once more with
+	// every value rounded to float32 at each op (oracle.Options.Nearest, a
+	// float32-emulating reference) misses the exact reference the same
+	// way: at every mismatched element it too is out of tolerance, and the
+	// executor's value is within tolerance of it (or both are the same NaN
+	// or infinity). Example: Exp of 100 overflows to +Inf in float32.
+	BlameFloat32 Blame = "float32-limit"
+	// BlameExecutor: an executor disagreement. Some mismatched element is
+	// not explained by float32 rounding.
+	BlameExecutor Blame = "executor"
+)
+
+// roundedReference runs fn through the oracle with float32 rounding to
+// nearest at every op; nil when that run fails.
+func roundedReference(ctx context.Context, fn *program.Func, inputs map[string]*tensor.Tensor) map[string]*tensor.Tensor {
+	out, err := oracle.RunWith(ctx, fn, inputs, oracle.Options{Nearest: true})
+	if err != nil {
+		return nil
+	}
+	return out
+}
+
+// blameOutputs decides the blame of an output mismatch between want (the
+// exact reference) and got, given rounded, the float32-rounding reference
+// (nil: BlameExecutor). Only the outputs judged not OK in metrics count.
+func blameOutputs(fn *program.Func, metrics []OutputMetrics, want, got, rounded map[string]*tensor.Tensor, tols map[string]Tolerance) Blame {
+	if rounded == nil {
+		return BlameExecutor
+	}
+	failed := false
+	for _, m := range metrics {
+		if m.OK {
+			continue
+		}
+		failed = true
+		if m.Problem != "" {
+			return BlameExecutor // a shape or dtype problem is never float32's
+		}
+		var r *program.Var
+		for _, v := range fn.Results {
+			if v.Name == m.Name {
+				r = v
+			}
+		}
+		w, g, rd := want[m.Name], got[m.Name], rounded[m.Name]
+		if r == nil || w == nil || g == nil || rd == nil || w.Len() != g.Len() || w.Len() != rd.Len() {
+			return BlameExecutor
+		}
+		if r.Type.DType == ir.Int64 {
+			for i := range w.I64 {
+				if g.I64[i] != w.I64[i] && (rd.I64[i] != g.I64[i]) {
+					return BlameExecutor
+				}
+			}
+			continue
+		}
+		tol := tols[m.Name]
+		wf, gf, rf := w.Float64s(), g.Float64s(), rd.Float64s()
+		for i := range wf {
+			if within(wf[i], gf[i], tol) {
+				continue
+			}
+			if within(wf[i], rf[i], tol) || !within(rf[i], gf[i], tol) {
+				return BlameExecutor
+			}
+		}
+	}
+	if !failed {
+		return ""
+	}
+	return BlameFloat32
+}
+
+// within is the comparison's element rule: NaN matches NaN, an infinity
+// only itself, finite values within tol.Allowed(want).
+func within(want, got float64, tol Tolerance) bool {
+	switch {
+	case math.IsNaN(want) || math.IsNaN(got):
+		return math.IsNaN(want) && math.IsNaN(got)
+	case math.IsInf(want, 0) || math.IsInf(got, 0):
+		return want == got
+	}
+	return math.Abs(got-want) <= tol.Allowed(want)
+}
