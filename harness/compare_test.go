@@ -352,3 +352,18 @@ var _ = Describe("CompareULP", func() {
 		Expect(m.Problem).To(HavePrefix("dtype mismatch"))
 	})
 })
+
+var _ = Describe("CompareToOracle beyond the float32 range", func() {
+	It("compares a float64 want that float32 cannot hold as the infinity it rounds to", func() {
+		want := tensor.FromFloat64([]float64{math.Exp(100), -1e39, 3.4028234e38, 1e39}, 4)
+		got := tensor.FromFloat32([]float32{float32(math.Inf(1)), float32(math.Inf(-1)), math.MaxFloat32, math.MaxFloat32}, 4)
+		m := harness.CompareToOracle("e", want, got, harness.DefaultTolerance())
+		Expect(m.Mismatches).To(Equal(1), m.Report)
+		Expect(m.First[0].Index).To(Equal([]int{3}), "1e39 rounds to +Inf, not to the largest float32")
+	})
+	It("keeps float64 against float64 exact", func() {
+		want := tensor.FromFloat64([]float64{math.Exp(100)}, 1)
+		got := tensor.FromFloat64([]float64{math.Inf(1)}, 1)
+		Expect(harness.CompareToOracle("e", want, got, harness.DefaultTolerance()).OK).To(BeFalse())
+	})
+})

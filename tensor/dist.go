@@ -30,8 +30,25 @@ const (
 //   - large: magnitudes near 1e4 with random signs (softmax stability);
 //   - ties: values drawn from {-1, 0, 1}, so rows tie often;
 //   - zeros: all zero;
-//   - tiny: magnitudes near 1e-30 (float32 subnormal territory after products).
-var EdgeKinds = []string{"large", "ties", "zeros", "tiny"}
+//   - tiny: magnitudes near 1e-30 (float32 subnormal territory after products);
+//   - specials: IEEE special values mixed with ordinary ones: NaN, ±Inf,
+//     ±0, the smallest and the largest float32 subnormals (±1.4e-45,
+//     ±1.18e-38), ±0.5, ±1, ±2.5 and normal(0, 2) draws, about one in
+//     eight each;
+//   - overflow: magnitudes uniform in [40, 100] with random signs, where
+//     naive formulas break (tanh as a ratio of exponentials above about 44,
+//     exp overflowing float32 above 88.7);
+//   - huge: magnitudes log-uniform in [1e36, 3e38] with random signs, near
+//     the float32 maximum (sums and products overflow to ±Inf).
+var EdgeKinds = []string{"large", "ties", "zeros", "tiny", "specials", "overflow", "huge"}
+
+// specials are the values edge(specials) draws from (see EdgeKinds).
+var specials = []float64{
+	math.NaN(), math.Inf(1), math.Inf(-1), 0, math.Copysign(0, -1),
+	math.SmallestNonzeroFloat32, -math.SmallestNonzeroFloat32,
+	0x1.fffffcp-127, -0x1.fffffcp-127, // the largest subnormals
+	0.5, -0.5, 1, -1, 2.5, -2.5,
+}
 
 // Dist is a parsed input distribution.
 type Dist struct {
@@ -171,6 +188,15 @@ func draw(d Dist, rng *rand.Rand) float64 {
 			return 0
 		case "tiny":
 			return sign * (1e-30 + 9e-30*rng.Float64())
+		case "specials":
+			if k := rng.IntN(len(specials) + 3); k < len(specials) {
+				return specials[k]
+			}
+			return 2 * rng.NormFloat64()
+		case "overflow":
+			return sign * (40 + 60*rng.Float64())
+		case "huge":
+			return sign * math.Exp(math.Log(1e36)+(math.Log(3e38)-math.Log(1e36))*rng.Float64())
 		}
 	}
 	return 0

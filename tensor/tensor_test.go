@@ -66,7 +66,7 @@ var _ = Describe("Distributions", func() {
 		Entry("NaN", "const(NaN)", "is not a finite number"),
 		Entry("negative std", "normal(0, -1)", "std must be >= 0"),
 		Entry("reversed bounds", "uniform(1, 0)", "lo must be <= hi"),
-		Entry("unknown edge", "edge(huge)", `unknown edge kind "huge", want one of large, ties, zeros, tiny`),
+		Entry("unknown edge", "edge(enormous)", `unknown edge kind "enormous", want one of large, ties, zeros, tiny, specials, overflow, huge`),
 		Entry("unknown family", "poisson(3)", `unknown distribution "poisson"`),
 	)
 
@@ -111,5 +111,33 @@ var _ = Describe("Distributions", func() {
 			Expect(math.Abs(float64(v))).To(BeNumerically("<", 1e-29))
 			Expect(v).NotTo(BeZero())
 		}
+	})
+})
+
+var _ = Describe("edge distributions for the op-edge catalog", func() {
+	count := func(kind string, pred func(float32) bool) int {
+		d, err := tensor.ParseDist("edge(" + kind + ")")
+		Expect(err).NotTo(HaveOccurred())
+		n := 0
+		for _, v := range tensor.Generate(d, 7, 4096).F32 {
+			if pred(v) {
+				n++
+			}
+		}
+		return n
+	}
+	It("draws every IEEE special class from edge(specials)", func() {
+		f := func(v float32) float64 { return float64(v) }
+		Expect(count("specials", func(v float32) bool { return math.IsNaN(f(v)) })).To(BeNumerically(">", 100))
+		Expect(count("specials", func(v float32) bool { return math.IsInf(f(v), 1) })).To(BeNumerically(">", 100))
+		Expect(count("specials", func(v float32) bool { return math.IsInf(f(v), -1) })).To(BeNumerically(">", 100))
+		Expect(count("specials", func(v float32) bool { return v == 0 && math.Signbit(f(v)) })).To(BeNumerically(">", 100))
+		Expect(count("specials", func(v float32) bool { return v == 0 && !math.Signbit(f(v)) })).To(BeNumerically(">", 100))
+		Expect(count("specials", func(v float32) bool { return v != 0 && math.Abs(f(v)) < 0x1p-126 })).To(BeNumerically(">", 200))
+	})
+	It("draws magnitudes where naive formulas break from edge(overflow) and near the float32 maximum from edge(huge)", func() {
+		Expect(count("overflow", func(v float32) bool { a := math.Abs(float64(v)); return a >= 40 && a <= 100 })).To(Equal(4096))
+		Expect(count("overflow", func(v float32) bool { return v > 88.8 })).To(BeNumerically(">", 100))
+		Expect(count("huge", func(v float32) bool { a := math.Abs(float64(v)); return a >= 1e36 && a <= 3e38 })).To(Equal(4096))
 	})
 })
