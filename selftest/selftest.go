@@ -5,11 +5,13 @@
 // Each mutant runs the fallback interpreter and then breaks its outcome in
 // one realistic way: a class flipped in a row other than the first, a
 // stray NaN, one element off by ten tolerances, a wrong shape, a mutated
-// input, a dropped row, two outputs swapped, a wrong runtime error text. A
-// mutant is caught when at least one case it broke is reported as not
-// passing; it escapes when every case it broke passes; and it is not
-// exercised when the scenarios gave it nothing to break (that too fails
-// the self-test, since then the scenarios prove nothing about it). A
+// input, a dropped row, two outputs swapped, a wrong runtime error text.
+// Every break is a real disagreement (a stray NaN replaces a value that is
+// not NaN, a mutated input changes a finite value), so a mutant is caught
+// only when every case it broke is reported as not passing; it escapes
+// when any broken case passes; and it is not exercised when the scenarios
+// gave it nothing to break (that too fails the self-test, since then the
+// scenarios prove nothing about it). A
 // loosened comparison (a tolerance without its relative part, classes
 // compared in row 0 only, a NaN on one side counted as a match) lets some
 // mutant escape, so `rxeq selftest` in CI catches a comparison bug that no
@@ -78,7 +80,7 @@ type Outcome struct {
 	Mutant  Mutant
 	Broken  int     // cases whose outcome it changed
 	Flagged int     // of those, cases reported as not passing
-	Verdict Verdict // Caught when Flagged > 0
+	Verdict Verdict // Caught when Flagged == Broken > 0
 	// Example is the report of one flagged case (its first line).
 	Example string
 }
@@ -141,13 +143,13 @@ func Run(ctx context.Context, files []*program.File, opts Options) ([]Outcome, e
 		switch {
 		case o.Broken == 0:
 			o.Verdict = NotExercised
-		case o.Flagged == 0:
+		case o.Flagged < o.Broken:
 			o.Verdict = Escaped
 		default:
 			o.Verdict = Caught
 		}
 		if o.Verdict != Caught {
-			missed = append(missed, fmt.Sprintf("%s (%s)", m.Name, strings.ToLower(string(o.Verdict))))
+			missed = append(missed, fmt.Sprintf("%s (%s: %d of %d broken cases flagged)", m.Name, strings.ToLower(string(o.Verdict)), o.Flagged, o.Broken))
 		}
 		outs[i] = o
 	}
@@ -287,13 +289,13 @@ func strayNaN(fn *program.Func, _ map[string]*tensor.Tensor, out *harness.Outcom
 		return false
 	}
 	for _, name := range floatResults(fn, out) {
-		t := replace(out, name)
-		i := len(t.F32) / 2
-		if t.F32[i] != t.F32[i] {
-			continue
+		for i, v := range out.Outputs[name].F32 {
+			if v == v {
+				t := replace(out, name)
+				t.F32[i] = float32(math.NaN())
+				return true
+			}
 		}
-		t.F32[i] = float32(math.NaN())
-		return true
 	}
 	return false
 }
@@ -303,14 +305,15 @@ func offByTen(fn *program.Func, _ map[string]*tensor.Tensor, out *harness.Outcom
 		return false
 	}
 	for _, name := range floatResults(fn, out) {
-		t := replace(out, name)
-		i := len(t.F32) - 1
-		v := float64(t.F32[i])
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			continue
+		for i, x := range out.Outputs[name].F32 {
+			v := float64(x)
+			if math.IsNaN(v) || math.IsInf(v, 0) || math.Abs(v) > 1e30 {
+				continue
+			}
+			t := replace(out, name)
+			t.F32[i] = float32(v + 10*tol.Allowed(v))
+			return true
 		}
-		t.F32[i] = float32(v + 10*tol.Allowed(v))
-		return true
 	}
 	return false
 }
@@ -335,9 +338,15 @@ func wrongShape(fn *program.Func, _ map[string]*tensor.Tensor, out *harness.Outc
 
 func mutateInput(fn *program.Func, inputs map[string]*tensor.Tensor, _ *harness.Outcome, _ *error, _ harness.Tolerance) bool {
 	for _, prm := range fn.Params {
-		if t := inputs[prm.Name]; t != nil && t.DType == tensor.Float32 && len(t.F32) > 0 {
-			t.F32[0] = -t.F32[0] + 1
-			return true
+		t := inputs[prm.Name]
+		if t == nil || t.DType != tensor.Float32 {
+			continue
+		}
+		for i, v := range t.F32 {
+			if !math.IsNaN(float64(v)) && !math.IsInf(float64(v), 0) && math.Abs(float64(v)) < 1e30 {
+				t.F32[i] = v + 1
+				return true
+			}
 		}
 	}
 	return false
