@@ -13,6 +13,15 @@ if ! staticcheck -version 2>/dev/null | grep -q "${STATICCHECK_VERSION#v}"; then
   go install "honnef.co/go/tools/cmd/staticcheck@${STATICCHECK_VERSION}"
 fi
 
+echo "== go mod tidy (go.mod and go.sum must not change)"
+cp go.mod /tmp/rxeq-go.mod.$$ && cp go.sum /tmp/rxeq-go.sum.$$
+go mod tidy
+if ! cmp -s go.mod /tmp/rxeq-go.mod.$$ || ! cmp -s go.sum /tmp/rxeq-go.sum.$$; then
+  echo "go mod tidy changed go.mod or go.sum:"; git diff -- go.mod go.sum || true
+  mv /tmp/rxeq-go.mod.$$ go.mod; mv /tmp/rxeq-go.sum.$$ go.sum; exit 1
+fi
+rm -f /tmp/rxeq-go.mod.$$ /tmp/rxeq-go.sum.$$
+
 echo "== gofmt -l"
 unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))
 if [ -n "$unformatted" ]; then
