@@ -12,7 +12,9 @@ import (
 //
 // Mangle keeps a name unchanged when it is a safe ASCII C identifier: it
 // matches [A-Za-z][A-Za-z0-9_]*, is not a C keyword, not a reserved or
-// well-known libc/POSIX name, and does not start with "rx_"/"RX_" (rxeq's
+// well-known libc/POSIX name, not a macro defined where generated C is
+// compiled (predefined by the compiler or by an included header, like
+// EXIT_SUCCESS, SIZE_MAX or math_errhandling), and does not start with "rx_"/"RX_" (rxeq's
 // own namespace) or "_" (the implementation's). Every other name becomes
 // "rx_u_" followed by an injective encoding: ASCII letters and digits stay,
 // "_" becomes "__", and any other rune r becomes "_" + lowercase hex of r +
@@ -67,12 +69,21 @@ func safeIdent(s string) bool {
 	return true
 }
 
+//go:generate go run ./internal/gencmacros -o cmacros_gen.go
+
 // reservedNames are the C11 keywords, the names the generated code and its
-// headers use, and the libc/POSIX names a generated identifier must never
-// shadow or define. Rather than trust this list to be complete, the
-// generator also keeps every identifier it defines local to a function.
+// headers use, the libc/POSIX names a generated identifier must never
+// shadow or define, and every macro that generated C can see (cMacros:
+// derived by `go generate` from the compiler's `-dM -E` output over what
+// the translation unit includes, not kept by hand; a macro name used as an
+// identifier would be replaced by the preprocessor). Rather than trust this
+// list to be complete, the generator also keeps every identifier it
+// defines local to a function.
 var reservedNames = func() map[string]bool {
 	m := map[string]bool{}
+	for _, w := range cMacros {
+		m[w] = true
+	}
 	for _, w := range strings.Fields(`
 auto break case char const continue default do double else enum extern float for goto if inline int long
 register restrict return short signed sizeof static struct switch typedef union unsigned void volatile while
