@@ -367,7 +367,8 @@ func (r *runner) runGroup(ctx context.Context, g *group) {
 			continue
 		}
 		in := cloneInputs(inputs)
-		run := r.exec(ctx, p, g.fn.Name, in)
+		name := Case{Scenario: ScenarioName(f), Function: g.fn.Name, Batch: g.batch, Executor: r.execs[ei].Name()}.Name()
+		run := r.exec(WithCase(ctx, name), p, g.fn.Name, in)
 		runs[ei] = &run
 		runDigests, mutated := checkDigests(before, in, run.finished)
 		for i := range cases {
@@ -520,6 +521,13 @@ func (r *runner) ulpBase() string {
 // that has not returned when the timeout (or ctx) ends is abandoned: it
 // keeps its own copy of the inputs, and its Prepared is closed in the
 // background once it returns.
+//
+// A Run that returns an error wrapping ErrNotRun never started the case
+// (its worker was busy until the deadline): the case is not finished and
+// keeps that error, rather than becoming a timeout. Such a Run is waiting,
+// not computing, so it notices the end of its context at once; when the
+// timeout fires, the runner waits up to notRunGrace for that answer before
+// it abandons the Run and reports ErrTimeout.
 func (r *runner) exec(ctx context.Context, p *prep, fn string, inputs map[string]*tensor.Tensor) execRun {
 	cctx, cancel := ctx, context.CancelFunc(func() {})
 	if r.timeout > 0 {
@@ -542,24 +550,44 @@ func (r *runner) exec(ctx context.Context, p *prep, fn string, inputs map[string
 	}()
 	select {
 	case run := <-done:
-		if run.err != nil && errors.Is(run.err, context.DeadlineExceeded) && ctx.Err() == nil {
+		switch {
+		case errors.Is(run.err, ErrNotRun):
+			run.finished = false
+		case run.err != nil && errors.Is(run.err, context.DeadlineExceeded) && ctx.Err() == nil:
 			run.finished = false
 			run.err = fmt.Errorf("%w after %s (%v)", ErrTimeout, r.timeout, run.err)
-		} else if run.err != nil && ctx.Err() != nil {
+		case run.err != nil && ctx.Err() != nil:
 			run.finished = false
 		}
 		return run
 	case <-cctx.Done():
-		p.abandoned.Store(true)
+		var why error // what the Run said, if it returned within the grace
+		select {
+		case run := <-done:
+			if errors.Is(run.err, ErrNotRun) {
+				run.finished = false
+				return run
+			}
+			why = run.err
+		case <-time.After(notRunGrace):
+			p.abandoned.Store(true)
+		}
 		run := execRun{dur: time.Since(t0)}
-		if ctx.Err() != nil {
+		switch {
+		case ctx.Err() != nil:
 			run.err = fmt.Errorf("cancelled: %w", ctx.Err())
-		} else {
+		case why != nil:
+			run.err = fmt.Errorf("%w after %s (%v)", ErrTimeout, r.timeout, why)
+		default:
 			run.err = fmt.Errorf("%w after %s", ErrTimeout, r.timeout)
 		}
 		return run
 	}
 }
+
+// notRunGrace is how long the runner waits, once a case's timeout fires,
+// for its Run to say that it never started the case (ErrNotRun).
+const notRunGrace = 500 * time.Millisecond
 
 // closeAll closes every prepared program; one with an abandoned Run is
 // closed in the background (a native Close waits for running calls).

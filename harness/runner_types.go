@@ -22,6 +22,12 @@ var (
 	ErrScenario = errors.New("bad scenario")
 	// ErrTimeout: a case ran longer than Options.CaseTimeout.
 	ErrTimeout = errors.New("case timed out")
+	// ErrNotRun: an executor did not start a case at all, for example
+	// because the worker process it runs cases in was busy with another
+	// case until this one's deadline. An executor returns an error wrapping
+	// it (its text then starts "not run: " and says why); the runner
+	// reports the case as StatusError with that text, not as a timeout.
+	ErrNotRun = errors.New("not run")
 	// ErrOptions: the runner's options are inconsistent (a bad shard, an
 	// unknown backend name, two executors with one name).
 	ErrOptions = errors.New("bad runner options")

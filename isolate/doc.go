@@ -34,6 +34,12 @@
 // the protocol; stderr is kept by the parent as a tail for crash reports.
 //
 // Calls on one Prepared are serialised (one worker, one call at a time);
-// the harness's concurrency then only overlaps the other executors. This
+// the harness's concurrency then only overlaps the other executors. A call
+// whose ctx ends while it still waits for the worker (behind a hanging
+// call, say) never ran: Run returns an error wrapping harness.ErrNotRun
+// that names the call holding the worker ("not run: the native worker was
+// busy with s/f/b4/native (running for 30s) until this case's deadline"),
+// and the harness reports that case as not run rather than as a timeout.
+// The worker is restarted by the next call that gets it. This
 // is Linux/Unix-only code (process groups, dup2).
 package isolate

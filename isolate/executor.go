@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -87,11 +89,20 @@ type prepared struct {
 	req     request       // the prepare request, re-sent to every new worker
 	sem     chan struct{} // one call at a time
 
-	mu     sync.Mutex // guards w, closed, info, src
-	w      *worker    // nil when there is none (crashed, timed out)
-	closed bool
-	info   native.BuildInfo
-	src    []byte
+	mu       sync.Mutex // guards w, closed, info, src, busy, timedOut
+	w        *worker    // nil when there is none (crashed, timed out)
+	closed   bool
+	info     native.BuildInfo
+	src      []byte
+	busy     *call // the call holding the worker (sem), or nil
+	timedOut *call // the last call that timed out, or nil
+}
+
+// call is one Run holding (or having held) the worker.
+type call struct {
+	name  string    // harness.CaseFrom, else the function and input shapes
+	start time.Time // when it took the worker
+	end   time.Time // when it timed out (timedOut only)
 }
 
 // start starts a worker and prepares the program in it.
@@ -151,19 +162,44 @@ func (p *prepared) drop(w *worker) {
 
 // Run sends one call to the worker. A crash or a timeout is returned as an
 // error (ErrCrashed, ErrTimedOut) and the next Run starts a new worker.
+//
+// Calls wait for the worker one at a time. A call whose ctx ends while it
+// waits never ran: it returns an error wrapping harness.ErrNotRun (and
+// ctx.Err()) that names the call holding the worker, e.g. "not run: the
+// native worker was busy with s/f/b4/native (running for 30s; s/g/b1/native
+// timed out after 30s while this case waited)", so the harness reports
+// that case as not run instead of as a timeout of its own. A call is named
+// by harness.CaseFrom(ctx), else by its function and input shapes.
 func (p *prepared) Run(ctx context.Context, fn string, inputs map[string]*tensor.Tensor) (harness.Outcome, error) {
 	out := harness.Outcome{Path: harness.PathNative}
+	me := &call{name: callName(ctx, fn, inputs)}
+	queued := time.Now()
 	select {
 	case p.sem <- struct{}{}:
 	case <-ctx.Done():
-		return out, fmt.Errorf("waiting for the native worker: %w", ctx.Err())
+		return out, p.notRun(ctx, queued)
 	}
-	defer func() { <-p.sem }()
-	if err := ctx.Err(); err != nil {
-		return out, err
+	defer func() {
+		p.mu.Lock()
+		p.busy = nil
+		p.mu.Unlock()
+		<-p.sem
+	}()
+	me.start = time.Now()
+	p.mu.Lock()
+	p.busy = me
+	p.mu.Unlock()
+	if ctx.Err() != nil {
+		return out, p.notRun(ctx, queued)
 	}
 	w, err := p.live(ctx)
 	if err != nil {
+		if ctx.Err() != nil {
+			// The deadline came while a new worker was starting: the call
+			// was never sent.
+			return out, fmt.Errorf("%w: restarting the native worker%s took until this case's deadline: %w",
+				harness.ErrNotRun, p.afterTimeout(queued), err)
+		}
 		return out, err
 	}
 	var resp response
@@ -172,9 +208,17 @@ func (p *prepared) Run(ctx context.Context, fn string, inputs map[string]*tensor
 		p.drop(w)
 		p.mu.Lock()
 		closed := p.closed
+		if errors.Is(err, ErrTimedOut) {
+			me.end = time.Now()
+			p.timedOut = me
+		}
 		p.mu.Unlock()
 		if closed && !errors.Is(err, ErrTimedOut) && ctx.Err() == nil {
 			return out, native.ErrClosed
+		}
+		if waited := me.start.Sub(queued); ctx.Err() != nil && waited >= time.Millisecond {
+			err = fmt.Errorf("%w (it ran %s, after waiting %s for the native worker)", err,
+				time.Since(me.start).Round(time.Millisecond), waited.Round(time.Millisecond))
 		}
 		return out, err
 	}
@@ -190,6 +234,64 @@ func (p *prepared) Run(ctx context.Context, fn string, inputs map[string]*tensor
 	}
 	out.Outputs = outputs
 	return out, nil
+}
+
+// notRun is the error of a call whose ctx ended while it waited (since
+// queued) for the worker.
+func (p *prepared) notRun(ctx context.Context, queued time.Time) error {
+	p.mu.Lock()
+	busy, timedOut := p.busy, p.timedOut
+	p.mu.Unlock()
+	why := "the native worker was busy"
+	var notes []string
+	if busy != nil {
+		why += " with " + busy.name
+		notes = append(notes, "running for "+time.Since(busy.start).Round(time.Millisecond).String())
+	}
+	if timedOut != nil && timedOut != busy && timedOut.end.After(queued) {
+		notes = append(notes, fmt.Sprintf("%s timed out after %s while this case waited", timedOut.name, p.timeout))
+	}
+	if busy == nil {
+		// The worker was free when ctx ended, or this call had just taken it.
+		return fmt.Errorf("%w: the case's deadline came before the native worker took it: %w", harness.ErrNotRun, ctx.Err())
+	}
+	if len(notes) > 0 {
+		why += " (" + strings.Join(notes, "; ") + ")"
+	}
+	return fmt.Errorf("%w: %s until this case's deadline: %w", harness.ErrNotRun, why, ctx.Err())
+}
+
+// afterTimeout returns " after NAME timed out" when the last call that
+// timed out did so after queued, else "".
+func (p *prepared) afterTimeout(queued time.Time) string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if t := p.timedOut; t != nil && t.end.After(queued) {
+		return " after " + t.name + " timed out"
+	}
+	return ""
+}
+
+// callName names a call in messages: the harness case of ctx, else the
+// function and the shapes of its inputs ("squash(w [8 4], x [4 8])").
+func callName(ctx context.Context, fn string, inputs map[string]*tensor.Tensor) string {
+	if name := harness.CaseFrom(ctx); name != "" {
+		return name
+	}
+	names := make([]string, 0, len(inputs))
+	for n := range inputs {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	parts := make([]string, len(names))
+	for i, n := range names {
+		if t := inputs[n]; t != nil {
+			parts[i] = fmt.Sprintf("%s %v", n, t.Shape)
+		} else {
+			parts[i] = n + " nil"
+		}
+	}
+	return fn + "(" + strings.Join(parts, ", ") + ")"
 }
 
 // Close ends the worker (a call in flight fails with native.ErrClosed).

@@ -199,6 +199,33 @@ var _ = Describe("the isolated native executor", Label("native"), func() {
 		Eventually(runtime.NumGoroutine).WithTimeout(3 * time.Second).Should(BeNumerically("<=", before))
 	})
 
+	It("reports a call queued behind a hung one as not run, naming it, and runs the next call in a new worker", func() {
+		e := executor("hang")
+		e.Timeout = 1500 * time.Millisecond
+		pr := prepare(e, "testdata/two.rx")
+		hung := make(chan error, 1)
+		go func() {
+			_, err := pr.Run(context.Background(), "squash", twoInputs())
+			hung <- err
+		}()
+		time.Sleep(300 * time.Millisecond) // the hanging call takes the worker
+
+		ctx, cancel := context.WithTimeout(harness.WithCase(context.Background(), "isolate-two-funcs/plain/b2/native"), 300*time.Millisecond)
+		defer cancel()
+		_, err := pr.Run(ctx, "plain", twoInputs())
+		Expect(errors.Is(err, harness.ErrNotRun)).To(BeTrue(), "%v", err)
+		Expect(errors.Is(err, context.DeadlineExceeded)).To(BeTrue(), "%v", err)
+		Expect(errors.Is(err, isolate.ErrTimedOut)).To(BeFalse(), "%v", err)
+		// The hanging call has no case name in its ctx (harness.WithCase),
+		// so it is named by its function and inputs.
+		Expect(err.Error()).To(MatchRegexp(`^not run: the native worker was busy with squash\(w \[8 4\], x \[2 8\]\) \(running for [0-9.]+m?s\) until this case's deadline: context deadline exceeded$`))
+
+		Expect(<-hung).To(MatchError(isolate.ErrTimedOut))
+		got, err := pr.Run(context.Background(), "plain", twoInputs())
+		Expect(err).NotTo(HaveOccurred())
+		Expect(float64(got.Outputs["logits"].F32[0])).To(BeNumerically("~", 0.65625, 1e-6))
+	})
+
 	It("kills a hung call when ctx ends", func() {
 		pr := prepare(executor("hang"), "testdata/two.rx")
 		ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
