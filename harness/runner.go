@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"runtime"
 	"slices"
 	"strings"
@@ -32,6 +33,12 @@ import (
 // succeeds), every case of the group fails. The SHA-256 of every input is
 // taken before each run and checked after it: a modified input fails the
 // case.
+//
+// Before a group generates its inputs, EstimateMemory bounds what it needs
+// through every executor that runs it. A group over Options.MaxMemory is
+// not run: its cases are errors (ErrMemory) that say what it needs and how
+// to raise the budget. Otherwise the estimate is reserved from the budget,
+// which the groups running at once share, until the group is judged.
 //
 // Groups run in parallel, Options.Parallel at a time; each executor's run
 // is bounded by Options.CaseTimeout (a run that ignores its context is
@@ -83,6 +90,7 @@ type runner struct {
 	tol       Tolerance
 	groups    []group
 	prepared  [][]*prep // [file][exec]
+	memory    *memoryBudget
 	progress  sync.Mutex
 	done      int
 }
@@ -141,10 +149,15 @@ func newRunner(files []*program.File, opts Options) (*runner, error) {
 		r.report = append(r.report, len(opts.Backends) == 0 || slices.Contains(opts.Backends, e.Name()))
 	}
 	for _, b := range opts.Batches {
-		if b <= 0 {
-			return nil, fmt.Errorf("%w: batch %d is not positive", ErrOptions, b)
+		if b <= 0 || b > MaxBatch {
+			return nil, fmt.Errorf("%w: batch %d: want 1 to %d (the limit of //rx:batches)", ErrOptions, b, MaxBatch)
 		}
 	}
+	limit := opts.MaxMemory
+	if limit == 0 {
+		limit = DefaultMaxMemory()
+	}
+	r.memory = newMemoryBudget(limit)
 	r.parallel = opts.Parallel
 	if r.parallel <= 0 {
 		r.parallel = runtime.NumCPU()
@@ -343,6 +356,15 @@ type execRun struct {
 func (r *runner) runGroup(ctx context.Context, g *group) {
 	f := r.files[g.file]
 	cases, idx := r.baseCases(g)
+	need, err := r.reserve(ctx, g)
+	if err != nil {
+		for i := range cases {
+			cases[i].Status, cases[i].Message = StatusError, err.Error()
+		}
+		g.cases = cases
+		return
+	}
+	defer r.memory.release(need)
 	t0 := time.Now()
 	inputs, err := GenerateInputs(f, g.fn, g.batch, r.seed(f), r.opts.Dims)
 	g.gen = time.Since(t0)
@@ -470,6 +492,31 @@ func (r *runner) runGroup(ctx context.Context, g *group) {
 		}
 		r.opts.Tensors(gt)
 	}
+}
+
+// reserve estimates what group g needs through the executors that will run
+// it (EstimateMemory), refuses a group over the whole budget (ErrMemory)
+// and otherwise waits until the estimate fits beside the running groups'
+// and reserves it; the caller releases the returned bytes.
+func (r *runner) reserve(ctx context.Context, g *group) (uint64, error) {
+	var execs []Executor
+	for ei, e := range r.execs {
+		if p := r.prepared[g.file][ei]; r.needed(ei) && p != nil && p.err == nil {
+			execs = append(execs, e)
+		}
+	}
+	var lowered *ir.Func
+	if p := r.progs[g.file]; p != nil {
+		lowered = p.Func(g.fn.Name)
+	}
+	est := EstimateMemory(g.fn, lowered, g.batch, r.opts.Dims, execs)
+	if err := CheckMemory(est, int64(min(r.memory.limit, math.MaxInt64))); err != nil {
+		return 0, err
+	}
+	if err := r.memory.acquire(ctx, est.Total); err != nil {
+		return 0, fmt.Errorf("not run: waiting for %s of the memory budget: %w", FormatBytes(est.Total), err)
+	}
+	return est.Total, nil
 }
 
 // judgeReference returns the status every case of a group takes because

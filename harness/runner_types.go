@@ -47,9 +47,10 @@ const (
 	// not met.
 	StatusFail Status = "fail"
 	// StatusError: the case could not be judged: the inputs could not be
-	// generated, the executor could not prepare the program, the run timed
-	// out or was cancelled, or the oracle failed without an
-	// //rx:expect-error.
+	// generated, the case needs more memory than the budget
+	// (Options.MaxMemory), the executor could not prepare the program, the
+	// run timed out, was cancelled or never started (ErrNotRun), or the
+	// oracle failed without an //rx:expect-error.
 	StatusError Status = "error"
 )
 
@@ -133,6 +134,15 @@ type Options struct {
 	// CaseTimeout bounds one executor's run of one case; default
 	// DefaultCaseTimeout; negative means no timeout.
 	CaseTimeout time.Duration
+	// MaxMemory is the memory budget of the run, in bytes: before a group
+	// (scenario, function, batch) generates its inputs, EstimateMemory
+	// bounds what it needs through every executor that runs it; a group
+	// needing more than MaxMemory is not run, and each of its cases is a
+	// StatusError whose message (wrapping ErrMemory) says what it needs and
+	// how to raise the budget; the other groups run. Groups running at once
+	// share the budget: a group waits until its estimate fits beside the
+	// others'. 0 means DefaultMaxMemory(); negative means no budget.
+	MaxMemory int64
 	// Tolerance is the float tolerance of outputs without an
 	// //rx:tolerance; default DefaultTolerance().
 	Tolerance *Tolerance
