@@ -181,6 +181,12 @@ type Checker struct {
 	// to see whether rounding explains the disagreement; 0 means
 	// DefaultNoiseRuns, a negative number none. See Check.
 	NoiseRuns int
+	// MaxMemory is the memory budget of one (function, batch) in bytes,
+	// checked before its inputs are generated: harness.EstimateMemory
+	// over the reference, the executors and one more oracle per noise run
+	// must fit, else Check returns an error wrapping harness.ErrMemory.
+	// 0 means harness.DefaultMaxMemory(); negative means no budget.
+	MaxMemory int64
 }
 
 // Check compares the oracle with the fallback interpreter on src (see
@@ -222,9 +228,10 @@ func Check(ctx context.Context, src []byte, executors ...harness.Executor) (*Rep
 // on the oracle's own runs, so a wrong reference is not excused either.
 // Report.Excused counts the elements this let pass.
 //
-// The error is non-nil only when src does not check (ErrProgram), the
-// inputs cannot be generated, or ctx ends; disagreements are in the
-// Report.
+// The error is non-nil only when src does not check (ErrProgram), a
+// batch is above harness.MaxBatch, a function at a batch needs more memory
+// than MaxMemory (harness.ErrMemory), the inputs cannot be generated, or
+// ctx ends; disagreements are in the Report.
 func (c *Checker) Check(ctx context.Context, src []byte) (*Report, error) {
 	f, err := program.Parse("fuzz.rx", src)
 	if err != nil {
@@ -253,6 +260,19 @@ func (c *Checker) Check(ctx context.Context, src []byte) (*Report, error) {
 	if len(batches) == 0 {
 		batches = []int{1}
 	}
+	for _, b := range batches {
+		if b <= 0 || b > harness.MaxBatch {
+			return nil, fmt.Errorf("%w: batch %d: want 1 to %d", harness.ErrOptions, b, harness.MaxBatch)
+		}
+	}
+	limit := c.MaxMemory
+	if limit == 0 {
+		limit = harness.DefaultMaxMemory()
+	}
+	sized := append([]harness.Executor{ref}, execs...)
+	for range c.noiseRuns() {
+		sized = append(sized, noiseOracle{})
+	}
 	seed := uint64(harness.DefaultScenarioSeed)
 	if f.HasSeed {
 		seed = f.Seed
@@ -279,6 +299,9 @@ func (c *Checker) Check(ctx context.Context, src []byte) (*Report, error) {
 		tols := harness.Tolerances(f, fn, tol)
 		classes := harness.ClassSources(fn)
 		for _, batch := range batches {
+			if err := harness.CheckMemory(harness.EstimateMemory(fn, p.Func(fn.Name), batch, nil, sized), limit); err != nil {
+				return nil, err
+			}
 			inputs, err := harness.GenerateInputs(f, fn, batch, seed, nil)
 			if err != nil {
 				return nil, err
@@ -327,6 +350,12 @@ func (c *Checker) Check(ctx context.Context, src []byte) (*Report, error) {
 	}
 	return rep, nil
 }
+
+// noiseOracle stands for one noise run (an oracle run rounding to
+// float32) in the memory estimate of Check.
+type noiseOracle struct{ harness.OracleExecutor }
+
+func (noiseOracle) Name() string { return "oracle noise run" }
 
 // mismatchedOutputs names the outputs of KindMismatch findings.
 func mismatchedOutputs(fs []Finding) map[string]bool {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -186,5 +187,27 @@ func f(n int64) (k int64) {
 			Expect(err).NotTo(HaveOccurred())
 			Expect(rep.Findings).To(BeEmpty(), "seed %d:\n%s", seed, p.Source)
 		}
+	})
+})
+
+var _ = Describe("Check's memory budget", func() {
+	It("refuses a program whose function needs more than the budget before allocating its inputs", func() {
+		src, err := os.ReadFile("../harness/testdata/memory/big_batch.rx")
+		Expect(err).NotTo(HaveOccurred())
+		c := fuzz.Checker{MaxMemory: 1 << 30}
+		_, err = c.Check(context.Background(), src)
+		Expect(errors.Is(err, harness.ErrMemory)).To(BeTrue(), "%v", err)
+		Expect(err.Error()).To(ContainSubstring("score at batch 16777216 needs "))
+		Expect(err.Error()).To(ContainSubstring("but the memory budget is 1.0 GiB"))
+	})
+
+	It("checks a program that fits, and refuses batches above harness.MaxBatch", func() {
+		c := fuzz.Checker{MaxMemory: 1 << 30}
+		rep, err := c.Check(context.Background(), []byte(twoFuncs))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(rep.OK()).To(BeTrue())
+		c.Batches = []int{harness.MaxBatch + 1}
+		_, err = c.Check(context.Background(), []byte(twoFuncs))
+		Expect(errors.Is(err, harness.ErrOptions)).To(BeTrue(), "%v", err)
 	})
 })

@@ -217,10 +217,10 @@ const valueOverhead = 128
 // executor that implements FloatSizer (the oracle: 8). The bound is:
 //
 //   - the generated inputs, once for the group (float32);
-//   - for each executor: the copy of the inputs it is given (float32) plus
-//     one more in its own precision (the oracle widens to float64, an
-//     isolated backend encodes them for its worker; for the in-process
-//     float32 executors this is a spare copy);
+//   - for each executor: the copy of the inputs it is given (float32) plus,
+//     except for FallbackExecutor and NativeExecutor, which read it in
+//     place, one more in its own precision (the oracle widens to float64,
+//     an isolated or external executor encodes them for its process);
 //   - its outputs, which the runner keeps until the group is judged;
 //   - its intermediates: every value of the lowered function (lowered; the
 //     IR's values are the expressions the oracle evaluates too) that is
@@ -269,8 +269,12 @@ func EstimateMemory(fn *program.Func, lowered *ir.Func, batch int, dims map[stri
 			fb = uint64(s.FloatBytes())
 		}
 		f := Footprint{Executor: e.Name(), Inputs: m.Inputs}
-		for _, p := range fn.Params {
-			f.Inputs = checkedAdd(f.Inputs, size(p.Type, fb), &over)
+		switch e.(type) {
+		case FallbackExecutor, *FallbackExecutor, NativeExecutor, *NativeExecutor:
+		default:
+			for _, p := range fn.Params {
+				f.Inputs = checkedAdd(f.Inputs, size(p.Type, fb), &over)
+			}
 		}
 		for _, r := range fn.Results {
 			f.Outputs = checkedAdd(f.Outputs, size(r.Type, fb), &over)

@@ -86,6 +86,7 @@ func cmdFuzz(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	timeout := fs.Duration("timeout", defaultFuzzTimeout, "with --isolate, a native run taking longer is killed and reported as a finding")
 	noise := fs.Int("noise-runs", fuzz.DefaultNoiseRuns, "oracle runs rounding to float32 that measure how far rounding can move an output that disagrees (0: none, plain tolerance)")
 	fs.IntVar(&r.parallel, "parallel", runtime.GOMAXPROCS(0), "programs checked at once")
+	mem := maxMemory(fs)
 	tol := tolerance(fs)
 	if err := fs.Parse(args); err != nil {
 		return exitUsage
@@ -119,6 +120,7 @@ func cmdFuzz(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	checker.NoiseRuns = noiseRuns(*noise)
 	checker.Tolerance = tol
+	checker.MaxMemory = int64(*mem)
 	r.timeout = *timeout
 	r.checker = checker
 	r.term = isTerminal(stderr)
@@ -447,6 +449,7 @@ func cmdReduce(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	fs.IntVar(&red.MaxTests, "max-tests", 0, "most candidate programs tested (0: no bound)")
 	timeout := fs.Duration("timeout", defaultFuzzTimeout, "with --isolate, a native run taking longer is killed and reported as a finding")
 	noise := fs.Int("noise-runs", fuzz.DefaultNoiseRuns, "oracle runs rounding to float32 that measure how far rounding can move an output that disagrees (0: none, plain tolerance)")
+	mem := maxMemory(fs)
 	tol := tolerance(fs)
 	if err := parseInterspersed(fs, args); err != nil || fs.NArg() != 1 || red.MaxTime < 0 || red.MaxTests < 0 || *timeout <= 0 || *noise < 0 ||
 		tol.RTol < 0 || tol.ATol < 0 {
@@ -469,6 +472,7 @@ func cmdReduce(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	}
 	checker.NoiseRuns = noiseRuns(*noise)
 	checker.Tolerance = tol
+	checker.MaxMemory = int64(*mem)
 	src, err := os.ReadFile(name)
 	if err != nil {
 		fmt.Fprintf(stderr, "rxeq reduce: %v\n", err)

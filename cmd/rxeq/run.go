@@ -37,6 +37,7 @@ type runFlags struct {
 	timeout           time.Duration
 	compileTimeout    time.Duration
 	isolate           bool
+	maxMemory         *memoryFlag
 }
 
 func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -53,6 +54,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&rf.parallel, "parallel", 0, "case groups run at once (default: number of CPUs)")
 	fs.DurationVar(&rf.timeout, "timeout", harness.DefaultCaseTimeout, "timeout of one executor on one case")
 	fs.DurationVar(&rf.compileTimeout, "compile-timeout", native.DefaultCompileTimeout, "timeout of one C compiler run (the compiler and its children are killed)")
+	rf.maxMemory = maxMemory(fs)
 	fs.BoolVar(&rf.isolate, "isolate", false, "run native code in a worker process: a crash or hang fails that case and the run goes on")
 	if err := fs.Parse(args); err != nil {
 		return exitUsage
@@ -128,6 +130,9 @@ func (rf runFlags) options() (harness.Options, error) {
 		if err != nil || n <= 0 {
 			return opts, fmt.Errorf("--batch %q: want positive integers, like --batch 1,16,128", rf.batches)
 		}
+		if n > harness.MaxBatch {
+			return opts, fmt.Errorf("--batch %d: at most %d, the limit of //rx:batches", n, harness.MaxBatch)
+		}
 		opts.Batches = append(opts.Batches, n)
 	}
 	if rf.seed != "" {
@@ -148,6 +153,9 @@ func (rf runFlags) options() (harness.Options, error) {
 		return opts, fmt.Errorf("--parallel %d: want a positive number", rf.parallel)
 	}
 	opts.Parallel = rf.parallel
+	if rf.maxMemory != nil {
+		opts.MaxMemory = int64(*rf.maxMemory)
+	}
 	opts.CaseTimeout = rf.timeout
 	if rf.compileTimeout <= 0 {
 		return opts, fmt.Errorf("--compile-timeout %v: want a positive duration, like 2m", rf.compileTimeout)

@@ -1,0 +1,46 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"strings"
+
+	"github.com/rextio/rxeq/harness"
+)
+
+// memoryFlag is --max-memory: a size such as 4GiB or 512MiB
+// (harness.ParseBytes), or "off" for no budget. Its value is what
+// harness.Options.MaxMemory and fuzz.Checker.MaxMemory take: 0 (not given)
+// for harness.DefaultMaxMemory, -1 for off.
+type memoryFlag int64
+
+func (m *memoryFlag) String() string {
+	switch {
+	case m == nil || *m == 0:
+		return ""
+	case *m < 0:
+		return "off"
+	}
+	return harness.FormatBytes(uint64(*m))
+}
+
+func (m *memoryFlag) Set(s string) error {
+	if strings.EqualFold(strings.TrimSpace(s), "off") {
+		*m = -1
+		return nil
+	}
+	n, err := harness.ParseBytes(s)
+	if err != nil {
+		return err
+	}
+	*m = memoryFlag(n)
+	return nil
+}
+
+// maxMemory registers --max-memory on fs.
+func maxMemory(fs *flag.FlagSet) *memoryFlag {
+	m := new(memoryFlag)
+	fs.Var(m, "max-memory", fmt.Sprintf("memory budget of the cases, like 4GiB or 512MiB, or off; a case needing more is not run "+
+		"(default: half the available memory, %s here)", harness.FormatBytes(uint64(harness.DefaultMaxMemory()))))
+	return m
+}
