@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -48,6 +49,35 @@ var _ = Describe("run --isolate", Label("native"), func() {
 		Expect(out).To(ContainSubstring("10 passed, 2 failed, 0 errors"))
 		Expect(out).To(ContainSubstring(`--- FAIL isolate-two-funcs/squash/b1/native`))
 		Expect(out).To(ContainSubstring(`native crashed: signal SIGSEGV`))
+	})
+
+	It("reports cases queued behind hanging ones as not run, never as their own timeouts", func() {
+		dir := GinkgoT().TempDir()
+		obj := filepath.Join(dir, "fault_hang.o")
+		msg, err := exec.Command("cc", "-c", "-fPIC", "-o", obj, "../../isolate/testdata/fault_hang.c").CombinedOutput()
+		if err != nil {
+			Skip("no C compiler: " + string(msg))
+		}
+		GinkgoT().Setenv("CC", "cc -Wl,--wrap=tanhf "+obj)
+		GinkgoT().Setenv("RXEQ_CACHE", filepath.Join(dir, "cache"))
+		// Six squash cases hang; which plain cases queue behind them depends
+		// on scheduling, so the spec holds for every order: a plain case
+		// passes, or was not run and says why (the worker was busy, or was
+		// still restarting), or, if it got the worker just before its
+		// deadline, says how long it ran after how long a wait.
+		code, out, _ := rxeq("run", "--isolate", "--timeout", "1s", "--parallel", "12", "--backend", "native",
+			"../../isolate/testdata/queued_hang.rx")
+		Expect(code).To(Equal(1))
+		Expect(out).To(ContainSubstring("native timed out after 1s"))
+		for _, block := range strings.Split(out, "\n--- ")[1:] {
+			head, body, _ := strings.Cut(block, "\n")
+			if strings.Contains(head, "/plain/") {
+				Expect(body).To(Or(HavePrefix("    not run: the native worker was busy with isolate-queued-hang/squash/b"),
+					HavePrefix("    not run: restarting the native worker after isolate-queued-hang/squash/b"),
+					HavePrefix("    not run: the case's deadline came before the native worker took it"),
+					MatchRegexp(`^    case timed out after 6s \(native worker killed: .* \(it ran \S+, after waiting \S+ for the native worker\)\)`)), head)
+			}
+		}
 	})
 
 	It("hides the worker command from the usage and refuses arguments", func() {
