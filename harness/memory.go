@@ -106,10 +106,11 @@ func cgroupHeadroom(dir string) (uint64, bool) {
 }
 
 // ParseBytes reads a memory size: a whole or decimal number with an
-// optional unit, binary (KiB, MiB, GiB, TiB: powers of 1024) or decimal
-// (B, kB/KB, MB, GB, TB: powers of 1000), as in "4GiB", "512MiB", "1.5GB"
-// or "1048576". Case and a space before the unit do not matter. The result
-// must be positive and fit in an int64.
+// optional unit, binary (KiB, MiB, GiB, TiB, and K, M, G, T as their
+// short forms: powers of 1024) or decimal (kB/KB, MB, GB, TB: powers of
+// 1000), or B for bytes, as in "4GiB", "512MiB", "1.5GB" or "1048576".
+// Case and a space before the unit do not matter. The result must be at
+// least one byte and fit in an int64.
 func ParseBytes(s string) (int64, error) {
 	t := strings.TrimSpace(s)
 	i := 0
