@@ -120,7 +120,7 @@ func cmdFuzz(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	checker.NoiseRuns = noiseRuns(*noise)
 	checker.Tolerance = tol
-	checker.MaxMemory = int64(*mem)
+	checker.MaxMemory = mem.resolve()
 	r.timeout = *timeout
 	r.checker = checker
 	r.term = isTerminal(stderr)
@@ -472,7 +472,7 @@ func cmdReduce(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	}
 	checker.NoiseRuns = noiseRuns(*noise)
 	checker.Tolerance = tol
-	checker.MaxMemory = int64(*mem)
+	checker.MaxMemory = mem.resolve()
 	src, err := os.ReadFile(name)
 	if err != nil {
 		fmt.Fprintf(stderr, "rxeq reduce: %v\n", err)

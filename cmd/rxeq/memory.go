@@ -37,6 +37,15 @@ func (m *memoryFlag) Set(s string) error {
 	return nil
 }
 
+// resolve returns the budget in bytes for fuzz.Checker.MaxMemory: the
+// machine's default (read once, not per program) when not given.
+func (m *memoryFlag) resolve() int64 {
+	if *m == 0 {
+		return harness.DefaultMaxMemory()
+	}
+	return int64(*m)
+}
+
 // maxMemory registers --max-memory on fs.
 func maxMemory(fs *flag.FlagSet) *memoryFlag {
 	m := new(memoryFlag)
