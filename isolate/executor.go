@@ -185,20 +185,20 @@ func (p *prepared) Run(ctx context.Context, fn string, inputs map[string]*tensor
 		p.mu.Unlock()
 		<-p.sem
 	}()
+	if ctx.Err() != nil {
+		return out, p.notRun(ctx, queued) // before taking the worker: busy is nil
+	}
 	me.start = time.Now()
 	p.mu.Lock()
 	p.busy = me
 	p.mu.Unlock()
-	if ctx.Err() != nil {
-		return out, p.notRun(ctx, queued)
-	}
 	w, err := p.live(ctx)
 	if err != nil {
 		if ctx.Err() != nil {
 			// The deadline came while a new worker was starting: the call
 			// was never sent.
 			return out, fmt.Errorf("%w: restarting the native worker%s took until this case's deadline: %w",
-				harness.ErrNotRun, p.afterTimeout(queued), err)
+				harness.ErrNotRun, p.afterTimeout(queued), ctx.Err())
 		}
 		return out, err
 	}
@@ -252,7 +252,7 @@ func (p *prepared) notRun(ctx context.Context, queued time.Time) error {
 		notes = append(notes, fmt.Sprintf("%s timed out after %s while this case waited", timedOut.name, p.timeout))
 	}
 	if busy == nil {
-		// The worker was free when ctx ended, or this call had just taken it.
+		// The worker came free just as ctx ended.
 		return fmt.Errorf("%w: the case's deadline came before the native worker took it: %w", harness.ErrNotRun, ctx.Err())
 	}
 	if len(notes) > 0 {
