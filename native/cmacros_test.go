@@ -13,7 +13,6 @@ import (
 
 	"github.com/rextio/rxeq/native"
 	"github.com/rextio/rxeq/native/internal/cmacros"
-	"github.com/rextio/rxeq/native/runtime"
 	"github.com/rextio/rxeq/tensor"
 )
 
@@ -34,7 +33,7 @@ func localCC() []string {
 // with the backend's own flags.
 func localMacros() []string {
 	GinkgoHelper()
-	rt := cmacros.Runtime{HeaderName: runtime.HeaderName, Header: runtime.Header(), SourceName: runtime.SourceName, Source: runtime.Source()}
+	rt := cmacros.Native()
 	names, err := cmacros.Defined(context.Background(), localCC(), native.Flags(), rt)
 	Expect(err).NotTo(HaveOccurred())
 	return names

@@ -19,33 +19,39 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/rextio/rxeq/native/runtime"
 )
 
 // ErrProbe is the kind of every error of Defined: the compiler could not be
 // run, or it rejected the probe.
 var ErrProbe = errors.New("probing the C preprocessor")
 
-// Runtime is the C runtime the generated translation unit includes: the
-// header and source texts under the names the generated code includes
-// them by. Source may be empty (a runtime built as a separate library,
-// whose source the generated code no longer includes).
+// Runtime is the C runtime as the generated translation unit sees it:
+// HeaderName is the one header the generated code includes, and Files are
+// every file of the runtime (that header among them), whose own system
+// includes the probe adds so that it covers the runtime's view too.
 type Runtime struct {
-	HeaderName, Header string
-	SourceName, Source string
+	HeaderName string
+	Files      []runtime.File
+}
+
+// Native is rxeq's own runtime (runtime.Native).
+func Native() Runtime {
+	return Runtime{HeaderName: runtime.HeaderName, Files: runtime.Native().Files}
 }
 
 var systemInclude = regexp.MustCompile(`(?m)^[ \t]*#[ \t]*include[ \t]*<([^>\n]+)>`)
 
 // Probe returns a C file that includes what the generated translation
-// unit includes: every system header the runtime's header or source
-// includes (sorted, each once), then the runtime header and, when there is
-// one, the runtime source. Including the runtime's own system headers
-// directly makes the probe a superset of the generated code's view even
-// when the source is compiled separately.
+// unit includes and more: every system header any runtime file includes
+// (sorted, each once; the runtime's sources include <math.h> and
+// <string.h>, which the header does not), then the runtime header.
+// Being a superset is safe: a macro name mangled needlessly costs nothing.
 func Probe(rt Runtime) string {
 	var hdrs []string
-	for _, text := range []string{rt.Header, rt.Source} {
-		for _, m := range systemInclude.FindAllStringSubmatch(text, -1) {
+	for _, f := range rt.Files {
+		for _, m := range systemInclude.FindAllStringSubmatch(f.Text, -1) {
 			hdrs = append(hdrs, strings.TrimSpace(m[1]))
 		}
 	}
@@ -57,9 +63,6 @@ func Probe(rt Runtime) string {
 		fmt.Fprintf(&b, "#include <%s>\n", h)
 	}
 	fmt.Fprintf(&b, "#include \"%s\"\n", rt.HeaderName)
-	if rt.Source != "" {
-		fmt.Fprintf(&b, "#include \"%s\"\n", rt.SourceName)
-	}
 	return b.String()
 }
 
@@ -78,12 +81,12 @@ func Defined(ctx context.Context, cc []string, flags []string, rt Runtime) ([]st
 		return nil, fmt.Errorf("%w: %w", ErrProbe, err)
 	}
 	defer os.RemoveAll(dir)
-	files := map[string]string{"probe.c": Probe(rt), rt.HeaderName: rt.Header}
-	if rt.Source != "" {
-		files[rt.SourceName] = rt.Source
-	}
-	for name, text := range files {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o600); err != nil {
+	files := append([]runtime.File{{Name: "probe.c", Text: Probe(rt)}}, rt.Files...)
+	for _, f := range files {
+		if f.Name != filepath.Base(f.Name) {
+			return nil, fmt.Errorf("%w: runtime file name %q is not a plain name", ErrProbe, f.Name)
+		}
+		if err := os.WriteFile(filepath.Join(dir, f.Name), []byte(f.Text), 0o600); err != nil {
 			return nil, fmt.Errorf("%w: %w", ErrProbe, err)
 		}
 	}

@@ -20,7 +20,6 @@ import (
 	"strings"
 
 	"github.com/rextio/rxeq/native/internal/cmacros"
-	"github.com/rextio/rxeq/native/runtime"
 )
 
 // modes are the -std values probed; the backend builds with -std=c11, the
@@ -44,8 +43,7 @@ func run(ctx context.Context, out string) error {
 	if len(cc) == 0 {
 		cc = []string{"cc"}
 	}
-	rt := cmacros.Runtime{HeaderName: runtime.HeaderName, Header: runtime.Header(),
-		SourceName: runtime.SourceName, Source: runtime.Source()}
+	rt := cmacros.Native()
 	var all []string
 	for _, m := range modes {
 		names, err := cmacros.Defined(ctx, cc, append([]string{m}, flags...), rt)
