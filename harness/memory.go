@@ -206,8 +206,7 @@ func (m MemoryEstimate) String() string {
 const valueOverhead = 128
 
 // EstimateMemory returns an upper bound of the bytes that running fn at
-// batch through the named executors needs at once, the reference
-// included. It is the one place where rxeq sizes a case before allocating
+// batch through executors (the reference first) needs at once. It is the one place where rxeq sizes a case before allocating
 // anything; every entry point (Run, and the fuzzer's Checker) compares it
 // with the budget through CheckMemory.
 //
@@ -228,6 +227,11 @@ const valueOverhead = 128
 //     not a parameter, twice (the native backend double-buffers a value
 //     that an op reads and writes; the Go executors leave the previous
 //     loop iteration's buffer to the collector), plus 128 bytes each.
+//
+// When the first executor (the reference) is an OracleExecutor and
+// another one runs, the oracle's footprint is counted once more, named
+// "oracle rounded for the blame": a failing case runs it again rounding to
+// float32 (see Case.Blame).
 //
 // Executors run one after another within a group, but all of it is
 // counted as live at once. The native arena's reused block, --dump's
@@ -291,6 +295,14 @@ func EstimateMemory(fn *program.Func, lowered *ir.Func, batch int, dims map[stri
 		}
 		m.Executors = append(m.Executors, f)
 		total = checkedAdd(total, f.Total(), &over)
+	}
+	if len(executors) > 1 {
+		if _, exact := executors[0].(OracleExecutor); exact {
+			f := m.Executors[0]
+			f.Executor = "oracle rounded for the blame"
+			m.Executors = append(m.Executors, f)
+			total = checkedAdd(total, f.Total(), &over)
+		}
 	}
 	m.Total, m.Overflow = total, over
 	if over {

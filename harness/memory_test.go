@@ -48,14 +48,16 @@ var _ = Describe("EstimateMemory", func() {
 			{Executor: "oracle", Inputs: 64 + 128, Outputs: 128, Intermediates: 3*(2*128+128) + (2*8 + 128)},
 			// float32, reading its copy in place.
 			{Executor: "fallback", Inputs: 64, Outputs: 64, Intermediates: 3*(2*64+128) + (2*4 + 128)},
+			// A failing case runs the oracle again, rounding to float32.
+			{Executor: "oracle rounded for the blame", Inputs: 64 + 128, Outputs: 128, Intermediates: 3*(2*128+128) + (2*8 + 128)},
 		}))
-		Expect(m.Total).To(Equal(uint64(64 + (192 + 128 + 1296) + (64 + 64 + 904))))
+		Expect(m.Total).To(Equal(uint64(64 + 2*(192+128+1296) + (64 + 64 + 904))))
 		Expect(harness.CheckMemory(m, int64(m.Total))).To(Succeed())
 		Expect(harness.CheckMemory(m, -1)).To(Succeed())
 		err := harness.CheckMemory(m, int64(m.Total)-1)
 		Expect(errors.Is(err, harness.ErrMemory)).To(BeTrue())
-		Expect(err.Error()).To(HavePrefix("memory budget exceeded: sq at batch 4 needs 2.6 KiB (generated inputs 64 B; oracle 1.6 KiB = inputs 192 B, outputs 128 B, intermediates 1.3 KiB; fallback 1.0 KiB"))
-		Expect(err.Error()).To(ContainSubstring("but the memory budget is 2.6 KiB; raise it with --max-memory"))
+		Expect(err.Error()).To(HavePrefix("memory budget exceeded: sq at batch 4 needs 4.2 KiB (generated inputs 64 B; oracle 1.6 KiB = inputs 192 B, outputs 128 B, intermediates 1.3 KiB; fallback 1.0 KiB"))
+		Expect(err.Error()).To(ContainSubstring("but the memory budget is 4.2 KiB; raise it with --max-memory"))
 	})
 
 	It("grows linearly with the batch", func() {
