@@ -269,7 +269,11 @@ func (c *Checker) Check(ctx context.Context, src []byte) (*Report, error) {
 	if limit == 0 {
 		limit = harness.DefaultMaxMemory()
 	}
-	sized := append([]harness.Executor{ref}, execs...)
+	sizedRef := ref
+	if _, exact := ref.(harness.OracleExecutor); exact {
+		sizedRef = checkOracle{} // Check runs no blame; its noise runs are counted below
+	}
+	sized := append([]harness.Executor{sizedRef}, execs...)
 	for range c.noiseRuns() {
 		sized = append(sized, noiseOracle{})
 	}
@@ -356,6 +360,10 @@ func (c *Checker) Check(ctx context.Context, src []byte) (*Report, error) {
 type noiseOracle struct{ harness.OracleExecutor }
 
 func (noiseOracle) Name() string { return "oracle noise run" }
+
+// checkOracle is the reference oracle in the memory estimate of Check,
+// which (unlike harness.Run) runs no float32-rounded oracle for a blame.
+type checkOracle struct{ harness.OracleExecutor }
 
 // mismatchedOutputs names the outputs of KindMismatch findings.
 func mismatchedOutputs(fs []Finding) map[string]bool {
