@@ -110,7 +110,8 @@ func cgroupHeadroom(dir string) (uint64, bool) {
 // short forms: powers of 1024) or decimal (kB/KB, MB, GB, TB: powers of
 // 1000), or B for bytes, as in "4GiB", "512MiB", "1.5GB" or "1048576".
 // Case and a space before the unit do not matter. The result must be at
-// least one byte and fit in an int64.
+// least one byte and fit in an int64; otherwise the error wraps
+// ErrOptions.
 func ParseBytes(s string) (int64, error) {
 	t := strings.TrimSpace(s)
 	i := 0
@@ -122,11 +123,11 @@ func ParseBytes(s string) (int64, error) {
 		"gib": 1 << 30, "gb": 1e9, "g": 1 << 30, "tib": 1 << 40, "tb": 1e12, "t": 1 << 40}[unit]
 	v, err := strconv.ParseFloat(num, 64)
 	if num == "" || err != nil || mult == 0 {
-		return 0, fmt.Errorf("size %q: want a number with an optional unit, like 4GiB, 512MiB or 2GB", s)
+		return 0, fmt.Errorf("%w: size %q: want a number with an optional unit, like 4GiB, 512MiB or 2GB", ErrOptions, s)
 	}
 	n := v * mult
 	if n < 1 || n >= math.MaxInt64 || math.IsNaN(n) {
-		return 0, fmt.Errorf("size %q: want at least 1 byte and less than 8 EiB", s)
+		return 0, fmt.Errorf("%w: size %q: want at least 1 byte and less than 8 EiB", ErrOptions, s)
 	}
 	return int64(n), nil
 }

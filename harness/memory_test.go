@@ -159,7 +159,7 @@ var _ = DescribeTable("ParseBytes",
 	func(in string, want int64) {
 		got, err := harness.ParseBytes(in)
 		if want < 0 {
-			Expect(err).To(HaveOccurred(), "%q gave %d", in, got)
+			Expect(errors.Is(err, harness.ErrOptions)).To(BeTrue(), "%q gave %d, %v", in, got, err)
 			return
 		}
 		Expect(err).NotTo(HaveOccurred())
