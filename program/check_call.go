@@ -9,12 +9,12 @@ import (
 func (fc *funcChecker) checkCall(e *ast.CallExpr) Expr {
 	id, ok := e.Fun.(*ast.Ident)
 	if !ok {
-		fc.errorf(e.Fun.Pos(), "unknown function %s: want one of %s", exprString(e.Fun), builtinList())
+		fc.errorf(e.Fun.Pos(), "unknown function %s: want one of %s", fc.exprString(e.Fun), builtinList())
 		return nil
 	}
 	b := builtinByName[id.Name]
 	if b == 0 {
-		if fc.lookup(id.Name) != nil || fc.file.Func(id.Name) != nil {
+		if fc.lookup(id.Name) != nil || fc.funcNames[id.Name] {
 			fc.errorf(id.Pos(), "%s is not a builtin: functions do not call each other; want one of %s", id.Name, builtinList())
 		} else {
 			fc.errorf(id.Pos(), "unknown function %s: want one of %s", id.Name, builtinList())
@@ -27,7 +27,7 @@ func (fc *funcChecker) checkCall(e *ast.CallExpr) Expr {
 	}
 	call := &Call{At: fc.pos(e.Pos()), Builtin: b}
 	for _, a := range e.Args {
-		call.ArgText = append(call.ArgText, exprString(a))
+		call.ArgText = append(call.ArgText, fc.exprString(a))
 	}
 	arity := func(usage string, counts ...int) bool {
 		for _, n := range counts {
@@ -189,7 +189,7 @@ func (fc *funcChecker) axisArg(a ast.Expr, rank int, name string) (int, bool) {
 	}
 	lit, ok := x.(*IntLit)
 	if !ok {
-		fc.errorf(a.Pos(), "axis of %s must be an integer constant, not %s", name, exprString(a))
+		fc.errorf(a.Pos(), "axis of %s must be an integer constant, not %s", name, fc.exprString(a))
 		return 0, false
 	}
 	v := lit.Value

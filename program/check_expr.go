@@ -27,7 +27,8 @@ func builtinList() string {
 }
 
 func (fc *funcChecker) checkExpr(e ast.Expr) Expr {
-	pos := fc.pos(e.Pos())
+	// No e.Pos() up front: a BinaryExpr's Pos walks down its left operands,
+	// so calling it on every node of a long a + b + c + … is quadratic.
 	switch e := e.(type) {
 	case *ast.ParenExpr:
 		return fc.checkExpr(e.X)
@@ -39,14 +40,14 @@ func (fc *funcChecker) checkExpr(e ast.Expr) Expr {
 				fc.errorf(e.Pos(), "integer literal %s does not fit in int64", e.Value)
 				return nil
 			}
-			return &IntLit{At: pos, Value: v}
+			return &IntLit{At: fc.pos(e.Pos()), Value: v}
 		case token.FLOAT:
 			v, err := strconv.ParseFloat(strings.ReplaceAll(e.Value, "_", ""), 64)
 			if err != nil {
 				fc.errorf(e.Pos(), "float literal %s is out of range", e.Value)
 				return nil
 			}
-			return &FloatLit{At: pos, Value: v}
+			return &FloatLit{At: fc.pos(e.Pos()), Value: v}
 		}
 		fc.errorf(e.Pos(), "unsupported literal %s: want an integer or float literal", e.Value)
 		return nil
@@ -59,10 +60,10 @@ func (fc *funcChecker) checkExpr(e ast.Expr) Expr {
 	case *ast.CallExpr:
 		return fc.checkCall(e)
 	case *ast.IndexExpr, *ast.IndexListExpr, *ast.SliceExpr:
-		fc.errorf(e.Pos(), "indexing and slicing (%s) are not supported: use whole-tensor ops", exprString(e))
+		fc.errorf(e.Pos(), "indexing and slicing (%s) are not supported: use whole-tensor ops", fc.exprString(e))
 		return nil
 	}
-	fc.errorf(e.Pos(), "unsupported expression %s", exprString(e))
+	fc.errorf(e.Pos(), "unsupported expression %s", fc.exprString(e))
 	return nil
 }
 
@@ -157,7 +158,7 @@ func (fc *funcChecker) checkBinary(e *ast.BinaryExpr) Expr {
 		if xt.IsIntScalar() && yt.IsIntScalar() {
 			return &Binary{At: pos, Op: op, X: x, Y: y, Typ: ir.Type{DType: ir.Bool}}
 		}
-		fc.errorf(e.OpPos, "comparison %s needs int64 scalars on both sides, not %s and %s: conditions cannot depend on tensor values", exprString(e), fc.typeString(xt), fc.typeString(yt))
+		fc.errorf(e.OpPos, "comparison %s needs int64 scalars on both sides, not %s and %s: conditions cannot depend on tensor values", fc.exprString(e), fc.typeString(xt), fc.typeString(yt))
 		return nil
 	}
 	// Arithmetic. Both integer scalars: integer arithmetic.
@@ -177,7 +178,7 @@ func (fc *funcChecker) checkBinary(e *ast.BinaryExpr) Expr {
 	x, y = fc.convertTo(x, ir.Type{DType: ir.Float32}), fc.convertTo(y, ir.Type{DType: ir.Float32})
 	xt, yt = x.Type(), y.Type()
 	if xt.DType != ir.Float32 || yt.DType != ir.Float32 {
-		fc.errorf(e.OpPos, "mismatched types in %s: %s and %s (arithmetic needs float32 tensors on both sides, or int64 scalars on both; only constants convert)", exprString(e), fc.typeString(xt), fc.typeString(yt))
+		fc.errorf(e.OpPos, "mismatched types in %s: %s and %s (arithmetic needs float32 tensors on both sides, or int64 scalars on both; only constants convert)", fc.exprString(e), fc.typeString(xt), fc.typeString(yt))
 		return nil
 	}
 	shape, ok := fc.broadcast(e.OpPos, e.Op.String(), e.X, e.Y, xt, yt)
@@ -227,7 +228,7 @@ func (fc *funcChecker) broadcast(at token.Pos, what string, ex, ey ast.Expr, xt,
 			d, msg, ok := fc.unify(xt.Shape[xt.Rank()-i], yt.Shape[yt.Rank()-i], fc.pos(at))
 			if !ok {
 				fc.errorf(at, "cannot broadcast %s (%s) with %s (%s) in %s: %s (dimensions must be equal or 1)",
-					exprString(ex), fc.typeString(xt), exprString(ey), fc.typeString(yt), what, msg)
+					fc.exprString(ex), fc.typeString(xt), fc.exprString(ey), fc.typeString(yt), what, msg)
 				return nil, false
 			}
 			out[n-i] = d

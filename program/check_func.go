@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"go/ast"
 	"go/token"
-	"go/types"
 	"strconv"
 	"strings"
 
@@ -72,6 +71,9 @@ func (c *checker) checkFunc(fd *ast.FuncDecl) *Func {
 		fc.fn.Results = fc.declareFields(fd.Type.Results, ResultVar)
 	}
 	fc.checkResultSyms()
+	if !c.checkDepth(fd.Body) {
+		return &Func{Name: fc.fn.Name, Pos: fc.fn.Pos, Params: fc.fn.Params, Results: fc.fn.Results}
+	}
 	ast.Inspect(fd.Body, func(n ast.Node) bool {
 		if as, ok := n.(*ast.AssignStmt); ok && as.Tok == token.DEFINE {
 			for _, l := range as.Lhs {
@@ -176,7 +178,7 @@ func (fc *funcChecker) typeExpr(e ast.Expr, param bool) (ir.Type, bool) {
 	}
 	id, ok := e.(*ast.Ident)
 	if !ok {
-		fc.errorf(e.Pos(), "unsupported type %s: want float32, int64 or an array of them like [B][F]float32", exprString(e))
+		fc.errorf(e.Pos(), "unsupported type %s: want float32, int64 or an array of them like [B][F]float32", fc.exprString(e))
 		return ir.Type{}, false
 	}
 	var dt ir.DType
@@ -233,7 +235,7 @@ func (fc *funcChecker) dimExpr(e ast.Expr, param bool) (ir.Dim, bool) {
 		fc.errorf(e.Pos(), "[...] is not allowed: give the dimension a size")
 		return ir.Dim{}, false
 	}
-	fc.errorf(e.Pos(), "dimension %s must be an integer literal, a constant or a symbolic name", exprString(e))
+	fc.errorf(e.Pos(), "dimension %s must be an integer literal, a constant or a symbolic name", fc.exprString(e))
 	return ir.Dim{}, false
 }
 
@@ -364,6 +366,3 @@ func (fc *funcChecker) resolveAll() {
 	}
 	fc.fn.Syms = free
 }
-
-// exprString prints an expression as source text.
-func exprString(e ast.Expr) string { return types.ExprString(e) }

@@ -67,7 +67,7 @@ func (fc *funcChecker) checkStmt(s ast.Stmt) Stmt {
 		fc.errorf(s.Pos(), "declarations inside a function are not supported: use name := expression")
 		return nil
 	case *ast.ExprStmt:
-		fc.errorf(s.Pos(), "the value of %s is not used: assign it to a variable or a result", exprString(s.X))
+		fc.errorf(s.Pos(), "the value of %s is not used: assign it to a variable or a result", fc.exprString(s.X))
 		return nil
 	}
 	fc.errorf(s.Pos(), "unsupported statement: want an assignment, for i := range N, if/else or return")
@@ -85,7 +85,7 @@ func (fc *funcChecker) checkAssign(s *ast.AssignStmt) Stmt {
 	}
 	id, ok := s.Lhs[0].(*ast.Ident)
 	if !ok {
-		fc.errorf(s.Lhs[0].Pos(), "cannot assign to %s: only whole variables can be assigned", exprString(s.Lhs[0]))
+		fc.errorf(s.Lhs[0].Pos(), "cannot assign to %s: only whole variables can be assigned", fc.exprString(s.Lhs[0]))
 		return nil
 	}
 	pos := fc.pos(s.Pos())
@@ -219,7 +219,7 @@ func (fc *funcChecker) checkLoopBound(e ast.Expr) Expr {
 			return &VarRef{At: fc.pos(x.Pos()), Var: v}
 		}
 	}
-	fc.errorf(e.Pos(), "loop bound %s must be an integer constant or an int64 scalar parameter", exprString(e))
+	fc.errorf(e.Pos(), "loop bound %s must be an integer constant or an int64 scalar parameter", fc.exprString(e))
 	return nil
 }
 
@@ -240,9 +240,9 @@ func (fc *funcChecker) checkIf(s *ast.IfStmt) Stmt {
 	if cond != nil && cond.Type().DType != ir.Bool {
 		t := cond.Type()
 		if t.DType == ir.Float32 || t.Rank() > 0 {
-			fc.errorf(s.Cond.Pos(), "if condition %s is a tensor (%s): conditions must compare integer scalars (no tensor-dependent control flow)", exprString(s.Cond), t)
+			fc.errorf(s.Cond.Pos(), "if condition %s is a tensor (%s): conditions must compare integer scalars (no tensor-dependent control flow)", fc.exprString(s.Cond), t)
 		} else {
-			fc.errorf(s.Cond.Pos(), "if condition %s is %s, not a condition: compare it, like %s != 0", exprString(s.Cond), t, exprString(s.Cond))
+			fc.errorf(s.Cond.Pos(), "if condition %s is %s, not a condition: compare it, like %s != 0", fc.exprString(s.Cond), t, fc.exprString(s.Cond))
 		}
 		cond = nil
 	}
@@ -255,11 +255,12 @@ func (fc *funcChecker) checkIf(s *ast.IfStmt) Stmt {
 	case *ast.BlockStmt:
 		els = fc.checkBlock(e)
 	case *ast.IfStmt:
-		fc.pushScope()
+		// No scope of its own: an if has no init statement here, so the
+		// else-if declares nothing, and a long else-if chain does not
+		// deepen the scope stack that every name lookup walks.
 		if st := fc.checkIf(e); st != nil {
 			els = []Stmt{st}
 		}
-		fc.popScope()
 	}
 	if s.Else == nil {
 		fc.assigned = before

@@ -4,6 +4,7 @@ import (
 	"go/ast"
 	"go/token"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -34,12 +35,7 @@ func (c *checker) checkDirectives(f *ast.File, funcs []*ast.FuncDecl) {
 			pos := c.pos(cm.Pos())
 			name, args, _ := strings.Cut(strings.TrimPrefix(cm.Text, directivePrefix), " ")
 			args = strings.TrimSpace(args)
-			var owner *ast.FuncDecl
-			for _, fd := range funcs {
-				if fd.Body != nil && cm.Pos() > fd.Body.Lbrace && cm.Pos() < fd.Body.Rbrace {
-					owner = fd
-				}
-			}
+			owner := enclosingFunc(funcs, cm.Pos())
 			switch {
 			case contains(funcDirectives, name):
 				if owner == nil {
@@ -68,6 +64,18 @@ func (c *checker) checkDirectives(f *ast.File, funcs []*ast.FuncDecl) {
 	}
 }
 
+// enclosingFunc returns the function whose body holds pos, or nil. funcs
+// are in source order and do not overlap, so a binary search finds it.
+func enclosingFunc(funcs []*ast.FuncDecl, pos token.Pos) *ast.FuncDecl {
+	i := sort.Search(len(funcs), func(i int) bool { return funcs[i].End() > pos })
+	if i < len(funcs) {
+		if fd := funcs[i]; fd.Body != nil && pos > fd.Body.Lbrace && pos < fd.Body.Rbrace {
+			return fd
+		}
+	}
+	return nil
+}
+
 func contains(list []string, s string) bool {
 	for _, x := range list {
 		if x == s {
@@ -93,7 +101,7 @@ func (c *checker) lockDirective(pos token.Position, name, args, fn string) {
 	if name == "lock-not" {
 		kind = LockNot
 	}
-	if f := c.file.Func(fn); f != nil {
+	if f := c.funcs[fn]; f != nil {
 		f.Locks = append(f.Locks, Lock{Kind: kind, Regexp: isRegexp, Text: text, Pos: pos})
 	}
 }
@@ -173,19 +181,13 @@ func (c *checker) fileDirective(pos token.Position, name, args string) {
 // inputParamProblem says what is wrong with an //rx:input for param, or "".
 // int64 scalar parameters take only const(v) with an integral v.
 func (c *checker) inputParamProblem(param string, d tensor.Dist) string {
-	found := false
-	for _, fn := range c.file.Funcs {
-		for _, p := range fn.Params {
-			if p.Name != param {
-				continue
-			}
-			found = true
-			if p.Type.DType == ir.Int64 && (d.Kind != tensor.Const || d.A != float64(int64(d.A))) {
-				return "an int64 parameter takes const(N) with an integer N"
-			}
+	ps := c.params[param]
+	for _, p := range ps {
+		if p.Type.DType == ir.Int64 && (d.Kind != tensor.Const || d.A != float64(int64(d.A))) {
+			return "an int64 parameter takes const(N) with an integer N"
 		}
 	}
-	if !found && len(c.file.Funcs) > 0 {
+	if len(ps) == 0 && len(c.file.Funcs) > 0 {
 		return "no function has a parameter " + param
 	}
 	return ""
@@ -216,13 +218,7 @@ func (c *checker) toleranceDirective(pos token.Position, fields []string) {
 			return
 		}
 	}
-	found := false
-	for _, fn := range c.file.Funcs {
-		for _, r := range fn.Results {
-			found = found || r.Name == t.Output
-		}
-	}
-	if !found && len(c.file.Funcs) > 0 {
+	if !c.results[t.Output] && len(c.file.Funcs) > 0 {
 		c.errorAt(pos, "//rx:tolerance: no function has a result %s", t.Output)
 		return
 	}

@@ -14,7 +14,15 @@ const maxErrors = 50
 // Parse parses and checks one .rx file. On failure the error is an
 // ErrorList (errors.Is(err, ErrInvalid) holds) with every independent
 // problem found, sorted by position, each "file:line:col: message".
+//
+// A source larger than MaxFileSize is refused before it is parsed, and a
+// function whose expressions or blocks nest deeper than MaxDepth is
+// reported without checking its body, so checking takes time and memory
+// linear in the size of the file.
 func Parse(filename string, src []byte) (*File, error) {
+	if len(src) > MaxFileSize {
+		return nil, tooLarge(filename, len(src))
+	}
 	fset := token.NewFileSet()
 	astFile, err := parser.ParseFile(fset, filename, src, parser.ParseComments|parser.SkipObjectResolution)
 	if err != nil {
@@ -29,7 +37,7 @@ func Parse(filename string, src []byte) (*File, error) {
 		}
 		return nil, ErrorList{{Pos: token.Position{Filename: filename}, Msg: "syntax error: " + err.Error()}}
 	}
-	c := &checker{fset: fset, file: &File{Name: filename, Fset: fset, AST: astFile}}
+	c := &checker{fset: fset, src: src, file: &File{Name: filename, Fset: fset, AST: astFile}}
 	c.checkFile(astFile)
 	if len(c.errs) > 0 {
 		c.errs.sort()
@@ -44,10 +52,20 @@ func Parse(filename string, src []byte) (*File, error) {
 // checker holds the state of checking one file.
 type checker struct {
 	fset *token.FileSet
+	src  []byte // the source, for quoting long expressions (exprString)
 	file *File
 	errs ErrorList
 
 	consts map[string]*Const
+	// funcNames holds the name of every func declaration in the file and
+	// funcs every checked function by name (in file.Funcs too); params
+	// and results map a name to the parameters and results of that name
+	// in any function (filled before the directives are read). Lookups
+	// through these keep checking linear in the number of functions.
+	funcNames map[string]bool
+	funcs     map[string]*Func
+	params    map[string][]*Var
+	results   map[string]bool
 }
 
 func (c *checker) errorf(pos token.Pos, format string, args ...any) {
@@ -68,15 +86,18 @@ func (c *checker) checkFile(f *ast.File) {
 		c.errorf(imp.Pos(), "imports are not allowed in an .rx file: the builtins (MatMul, Softmax, …) need none")
 	}
 	var funcs []*ast.FuncDecl
+	c.funcNames = map[string]bool{}
 	for _, decl := range f.Decls {
 		switch d := decl.(type) {
 		case *ast.GenDecl:
 			c.checkGenDecl(d)
 		case *ast.FuncDecl:
 			funcs = append(funcs, d)
+			c.funcNames[d.Name.Name] = true
 		}
 	}
 	seen := map[string]*Func{}
+	c.funcs = seen
 	for _, fd := range funcs {
 		fn := c.checkFunc(fd)
 		if fn == nil {
@@ -92,6 +113,15 @@ func (c *checker) checkFile(f *ast.File) {
 		}
 		seen[fn.Name] = fn
 		c.file.Funcs = append(c.file.Funcs, fn)
+	}
+	c.params, c.results = map[string][]*Var{}, map[string]bool{}
+	for _, fn := range c.file.Funcs {
+		for _, p := range fn.Params {
+			c.params[p.Name] = append(c.params[p.Name], p)
+		}
+		for _, r := range fn.Results {
+			c.results[r.Name] = true
+		}
 	}
 	c.checkDirectives(f, funcs)
 }

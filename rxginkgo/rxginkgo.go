@@ -18,7 +18,6 @@ package rxginkgo
 import (
 	"context"
 	"fmt"
-	"os"
 
 	"github.com/onsi/ginkgo/v2"
 	"github.com/onsi/gomega"
@@ -126,7 +125,7 @@ func load(paths []string) ([]*program.File, error) {
 	}
 	var files []*program.File
 	for _, name := range names {
-		src, err := os.ReadFile(name)
+		src, err := program.ReadFile(name)
 		if err != nil {
 			return nil, err
 		}

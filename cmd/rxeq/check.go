@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/rextio/rxeq/harness"
@@ -25,10 +24,11 @@ func newFlagSet(name, args string, stderr io.Writer) *flag.FlagSet {
 	return fs
 }
 
-// parseFile reads and checks one .rx file. Errors are printed one per line
-// as file:line:col: message.
+// parseFile reads (program.ReadFile: regular files of at most 1 MiB) and
+// checks one .rx file. Errors are printed one per line as
+// file:line:col: message.
 func parseFile(path string, stderr io.Writer) (*program.File, bool) {
-	src, err := os.ReadFile(path)
+	src, err := program.ReadFile(path)
 	if err != nil {
 		fmt.Fprintf(stderr, "rxeq: %v\n", err)
 		return nil, false

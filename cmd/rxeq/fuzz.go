@@ -17,6 +17,7 @@ import (
 	"github.com/rextio/rxeq/harness"
 	"github.com/rextio/rxeq/isolate"
 	"github.com/rextio/rxeq/native"
+	"github.com/rextio/rxeq/program"
 )
 
 // fuzzRun is one `rxeq fuzz` session: the generator's settings, the
@@ -473,7 +474,7 @@ func cmdReduce(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	checker.NoiseRuns = noiseRuns(*noise)
 	checker.Tolerance = tol
 	checker.MaxMemory = mem.resolve()
-	src, err := os.ReadFile(name)
+	src, err := program.ReadFile(name)
 	if err != nil {
 		fmt.Fprintf(stderr, "rxeq reduce: %v\n", err)
 		return exitUsage
