@@ -15,9 +15,10 @@ import (
 type Interpreter struct {
 	fn     *ir.Func
 	params []ir.ParamSpec
-	static [][]int // concrete shape of each value whose shape has no symbol; nil otherwise
-	sym    []int   // IDs of the values whose shapes have symbols
-	reads  []int   // how many places read each value
+	static [][]int   // concrete shape of each value whose shape has no symbol; nil otherwise
+	sym    []int     // IDs of the values whose shapes have symbols
+	reads  []int     // how many places read each value
+	types  []ir.Type // the distinct types of the values, for ir.CheckSizes
 }
 
 // Run executes fn (lowered IR) in float32 on inputs and returns its results
@@ -60,7 +61,12 @@ func New(fn *ir.Func) (it *Interpreter, err error) {
 			it.reads[in.Cond.ID]++
 		}
 	})
+	seen := map[string]bool{}
 	for _, val := range fn.Values {
+		if key := val.Type.String(); !seen[key] {
+			seen[key] = true
+			it.types = append(it.types, val.Type)
+		}
 		symbolic := false
 		for _, d := range val.Type.Shape {
 			if d.IsSym() {
@@ -102,7 +108,10 @@ type state struct {
 // Run executes the function on inputs (by parameter name) and returns the
 // results by name: float32 results as tensor.Float32, int64 ones as
 // tensor.Int64. Inputs are validated and bound by ir.BindInputs; they are
-// never modified, and no result shares memory with them.
+// never modified, and no result shares memory with them. A value whose
+// shape would hold more than tensor.MaxElements elements with the bound
+// dimensions fails the run with ir.CheckSizes's ErrShape error before
+// anything is allocated.
 func (it *Interpreter) Run(ctx context.Context, inputs map[string]*tensor.Tensor) (out map[string]*tensor.Tensor, err error) {
 	fn := it.fn
 	defer func() {
@@ -115,6 +124,11 @@ func (it *Interpreter) Run(ctx context.Context, inputs map[string]*tensor.Tensor
 	}
 	env, err := ir.BindInputs(fn.Name, it.params, inputs)
 	if err != nil {
+		return nil, err
+	}
+	// Every size below is a product of a value's dims: checked once here,
+	// it cannot overflow later.
+	if err := ir.CheckSizes(fn.Name, it.types, env); err != nil {
 		return nil, err
 	}
 	st := &state{ctx: ctx, it: it, fn: fn, shapes: make([][]int, len(fn.Values)), slots: make([]slot, len(fn.Values))}

@@ -29,16 +29,9 @@ func ScenarioName(f *program.File) string {
 // parameters in order and each one's dims from the outside in), or "" when
 // the function has no symbolic dimension (it then runs at every batch with
 // the same inputs).
-func BatchSymbol(fn *program.Func) string {
-	for _, p := range fn.Params {
-		for _, d := range p.Type.Shape {
-			if d.IsSym() {
-				return d.Sym
-			}
-		}
-	}
-	return ""
-}
+//
+// It is fn.BatchSymbol: the checker sizes shapes with the same rule.
+func BatchSymbol(fn *program.Func) string { return fn.BatchSymbol() }
 
 // InputSeedName returns the name the seed of one input is derived from:
 // "scenario/function/bBATCH/param".

@@ -62,7 +62,11 @@ func broadcast(a, b *value, f func(x, y float64) float64) (*value, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := make([]float64, tensor.NumElements(shape))
+	size, err := checkedSize(shape)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]float64, size)
 	switch {
 	case slices.Equal(a.shape, b.shape):
 		for i := range out {

@@ -5,6 +5,8 @@ import (
 	"math"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/rextio/rxeq/tensor"
 )
 
 // matMul multiplies a [m][k] by b [k][n] into [m][n]. Finite operands go
@@ -18,7 +20,11 @@ func matMul(a, b *value) (*value, error) {
 		return nil, fmt.Errorf("shapes %v and %v do not multiply", a.shape, b.shape)
 	}
 	m, k, n := a.shape[0], a.shape[1], b.shape[1]
-	out := make([]float64, m*n)
+	size, err := checkedSize([]int{m, n})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]float64, size)
 	switch {
 	case m == 0 || n == 0 || k == 0:
 	case allFinite(a.f) && allFinite(b.f):
@@ -61,4 +67,17 @@ func transpose(a *value) (*value, error) {
 		}
 	}
 	return floatValue([]int{c, r}, out), nil
+}
+
+// checkedSize returns the element count of a result shape, or an error
+// when it overflows. Run checks every shape of the function with
+// ir.CheckSizes first, so this is a second line of defence: a result whose
+// shape disagrees with its checked type fails as an internal error instead
+// of allocating a wrapped size.
+func checkedSize(shape []int) (int, error) {
+	n, ok := tensor.CheckedNumElements(shape)
+	if !ok {
+		return 0, fmt.Errorf("result shape %v has more than %d elements", shape, tensor.MaxElements)
+	}
+	return n, nil
 }

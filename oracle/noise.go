@@ -92,7 +92,11 @@ func (n *noise) matMul(a, b *value) (*value, error) {
 		return nil, fmt.Errorf("shapes %v and %v do not multiply", a.shape, b.shape)
 	}
 	m, k, p := a.shape[0], a.shape[1], b.shape[1]
-	out := make([]float64, m*p)
+	size, err := checkedSize([]int{m, p})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]float64, size)
 	for i := range m {
 		row := a.f[i*k : (i+1)*k]
 		for j := range p {

@@ -23,7 +23,9 @@ var ErrInternal = errors.New("oracle internal error")
 // Inputs are validated and bound with ir.BindInputs, so a missing, unknown,
 // mistyped or misshapen input fails with the same *ir.RuntimeError as in
 // every other executor. A runtime error of the program (checked division or
-// remainder) is an *ir.RuntimeError too. Cancellation returns an error
+// remainder) is an *ir.RuntimeError too, and so is a shape that would
+// hold more than tensor.MaxElements elements with the bound dimensions
+// (ir.CheckSizes, before anything is allocated). Cancellation returns an error
 // wrapping ctx.Err(); inconsistencies the checker should have prevented
 // return an error of kind ErrInternal. Run never panics.
 //
@@ -88,6 +90,10 @@ func RunWith(ctx context.Context, fn *program.Func, inputs map[string]*tensor.Te
 	}
 	env, err := ir.BindInputs(fn.Name, fn.ParamList(), inputs)
 	if err != nil {
+		return nil, err
+	}
+	// Checked once here, no shape of the function overflows afterwards.
+	if err := ir.CheckSizes(fn.Name, fn.Types(), env); err != nil {
 		return nil, err
 	}
 	e := &evaluator{ctx: ctx, fn: fn, env: env, vars: map[int]*value{}}

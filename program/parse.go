@@ -124,6 +124,7 @@ func (c *checker) checkFile(f *ast.File) {
 		}
 	}
 	c.checkDirectives(f, funcs)
+	c.checkSizes()
 }
 
 func (c *checker) checkGenDecl(d *ast.GenDecl) {

@@ -316,3 +316,74 @@ func (b Builtin) String() string {
 func (e *Call) Site(fn string) *ir.Site {
 	return &ir.Site{Func: fn, Builtin: e.Builtin.String(), LHS: e.ArgText[0], Pos: e.At.String()}
 }
+
+// Types returns the distinct types in f: of its parameters and results, of
+// every variable and of every expression of its body, in order of first
+// appearance. The lowered function's values have exactly these types, so an
+// executor over the tree (the oracle) and one over the IR hand the same set
+// to ir.CheckSizes. Nil nodes of a hand-built tree are skipped.
+func (f *Func) Types() []ir.Type {
+	var out []ir.Type
+	seen := map[string]bool{}
+	add := func(t ir.Type) {
+		if key := t.String(); !seen[key] {
+			seen[key] = true
+			out = append(out, t)
+		}
+	}
+	addVar := func(v *Var) {
+		if v != nil {
+			add(v.Type)
+		}
+	}
+	var expr func(e Expr)
+	expr = func(e Expr) {
+		switch e := e.(type) {
+		case nil:
+			return
+		case *VarRef:
+			addVar(e.Var)
+			return
+		case *Unary:
+			expr(e.X)
+		case *Binary:
+			expr(e.X)
+			expr(e.Y)
+		case *Call:
+			for _, a := range e.Args {
+				expr(a)
+			}
+		}
+		add(e.Type())
+	}
+	var stmts func([]Stmt)
+	stmts = func(body []Stmt) {
+		for _, s := range body {
+			switch s := s.(type) {
+			case *Assign:
+				addVar(s.Var)
+				expr(s.Value)
+			case *For:
+				addVar(s.Index)
+				expr(s.Count)
+				stmts(s.Body)
+			case *If:
+				expr(s.Cond)
+				stmts(s.Then)
+				stmts(s.Else)
+			case *Return:
+				for _, v := range s.Values {
+					expr(v)
+				}
+			}
+		}
+	}
+	for _, v := range f.Params {
+		addVar(v)
+	}
+	for _, v := range f.Results {
+		addVar(v)
+	}
+	stmts(f.Body)
+	return out
+}

@@ -9,6 +9,7 @@ package tensor
 import (
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 )
 
@@ -48,13 +49,47 @@ type Tensor struct {
 	I64   []int64
 }
 
+// MaxElements is the most elements a tensor may have: 2^60 - 1, so that
+// its size in bytes at 8 bytes per element fits in int64. Eight is the
+// widest element (float64, int64) and what the oracle holds every float
+// tensor in, so one limit serves every dtype and every executor.
+const MaxElements = math.MaxInt64 / 8
+
 // NumElements returns the product of the dimensions of shape (1 for rank 0).
+// It does not check for overflow: use it on shapes that Validate or
+// CheckedNumElements accepted.
 func NumElements(shape []int) int {
 	n := 1
 	for _, d := range shape {
 		n *= d
 	}
 	return n
+}
+
+// CheckedNumElements returns the product of the dimensions of shape (1 for
+// rank 0) and true, or false when a dimension is negative or the product
+// is more than MaxElements. A shape with a zero dimension has no elements,
+// however large its other dimensions.
+func CheckedNumElements(shape []int) (int, bool) {
+	n := 1
+	for _, d := range shape {
+		if d < 0 {
+			return 0, false
+		}
+		if d == 0 {
+			n = 0
+		}
+	}
+	if n == 0 {
+		return 0, true
+	}
+	for _, d := range shape {
+		if n > MaxElements/d {
+			return 0, false
+		}
+		n *= d
+	}
+	return n, true
 }
 
 // NewFloat32 returns a zeroed float32 tensor of the given shape.
@@ -97,7 +132,8 @@ func (t *Tensor) Rank() int { return len(t.Shape) }
 func (t *Tensor) Len() int { return NumElements(t.Shape) }
 
 // Validate reports whether the tensor is well formed: a known dtype, no
-// negative dimension, exactly one data slice, of the length the shape says.
+// negative dimension, at most MaxElements elements, and exactly one data
+// slice, of the length the shape says.
 func (t *Tensor) Validate() error {
 	if t == nil {
 		return fmt.Errorf("%w: nil tensor", ErrInvalid)
@@ -106,6 +142,10 @@ func (t *Tensor) Validate() error {
 		if d < 0 {
 			return fmt.Errorf("%w: dimension %d is negative (%d)", ErrInvalid, i, d)
 		}
+	}
+	want, ok := CheckedNumElements(t.Shape)
+	if !ok {
+		return fmt.Errorf("%w: shape %v has more than %d elements (2^60 - 1), the most a tensor may hold", ErrInvalid, t.Shape, MaxElements)
 	}
 	var n int
 	switch t.DType {
@@ -118,7 +158,7 @@ func (t *Tensor) Validate() error {
 	default:
 		return fmt.Errorf("%w: unknown dtype %d", ErrInvalid, t.DType)
 	}
-	if want := t.Len(); n != want {
+	if n != want {
 		return fmt.Errorf("%w: shape %v needs %d elements, data has %d", ErrInvalid, t.Shape, want, n)
 	}
 	return nil

@@ -23,6 +23,32 @@ var _ = Describe("Tensor", func() {
 		Expect(nilT.Validate()).To(MatchError(ContainSubstring("nil tensor")))
 	})
 
+	It("counts elements with checked arithmetic", func() {
+		count := func(shape ...int) int {
+			n, ok := tensor.CheckedNumElements(shape)
+			Expect(ok).To(BeTrue(), "%v", shape)
+			return n
+		}
+		Expect(count(2, 3, 4)).To(Equal(24))
+		Expect(count()).To(Equal(1))
+		// A zero dimension makes the product 0, whatever comes before it.
+		Expect(count(1<<40, 1<<40, 0)).To(Equal(0))
+		Expect(count(tensor.MaxElements)).To(Equal(tensor.MaxElements))
+		for _, shape := range [][]int{{tensor.MaxElements + 1}, {1 << 32, 1 << 32}, {1 << 30, 1 << 30, 2}, {3, -1}} {
+			_, ok := tensor.CheckedNumElements(shape)
+			Expect(ok).To(BeFalse(), "%v", shape)
+		}
+	})
+
+	It("rejects a shape whose element count overflows, even when the wrapped product matches the data", func() {
+		// 2^32 × 2^32 wraps to 0 in int arithmetic: an empty slice would
+		// pass a naive length check.
+		t := tensor.FromFloat32(nil, 1<<32, 1<<32)
+		err := t.Validate()
+		Expect(errors.Is(err, tensor.ErrInvalid)).To(BeTrue())
+		Expect(err).To(MatchError("invalid tensor: shape [4294967296 4294967296] has more than 1152921504606846975 elements (2^60 - 1), the most a tensor may hold"))
+	})
+
 	It("converts between flat offsets and indices", func() {
 		Expect(tensor.Index([]int{128, 8}, 12*8+3)).To(Equal([]int{12, 3}))
 		Expect(tensor.FormatIndex([]int{12, 3})).To(Equal("[12 3]"))
