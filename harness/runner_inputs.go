@@ -64,7 +64,7 @@ func GenerateInputs(f *program.File, fn *program.Func, batch int, seed uint64, d
 			if p.Type.Rank() != 0 {
 				return nil, fmt.Errorf("%w: %s: parameter %s is an int64 tensor; only int64 scalars can be generated", ErrScenario, fn.Name, p.Name)
 			}
-			if d.Kind != tensor.Const || d.A != math.Trunc(d.A) || math.Abs(d.A) > 1<<53 {
+			if d.Kind != tensor.Const || d.A != math.Trunc(d.A) || math.Abs(d.A) > program.MaxInputInt {
 				return nil, fmt.Errorf("%w: %s: int64 parameter %s needs //rx:input %s const(N) with an integer N, have %s", ErrScenario, fn.Name, p.Name, p.Name, d)
 			}
 			out[p.Name] = tensor.Scalar(int64(d.A))

@@ -51,7 +51,7 @@ func (c *checker) checkFunc(fd *ast.FuncDecl) *Func {
 	}
 	fc := &funcChecker{
 		checker:   c,
-		fn:        &Func{Name: fd.Name.Name, Pos: c.pos(fd.Pos())},
+		fn:        &Func{Name: fd.Name.Name, Pos: c.pos(fd.Pos()), symPos: map[string]token.Position{}},
 		declared:  map[string]token.Position{},
 		assigned:  map[*Var]bool{},
 		symParent: map[string]ir.Dim{},
@@ -229,6 +229,7 @@ func (fc *funcChecker) dimExpr(e ast.Expr, param bool) (ir.Dim, bool) {
 			fc.symOrder[e.Name] = len(fc.symOrder)
 			fc.fn.Syms = append(fc.fn.Syms, e.Name)
 			fc.symWhere[e.Name] = fc.pos(e.Pos())
+			fc.fn.symPos[e.Name] = fc.symWhere[e.Name]
 		}
 		return ir.Dim{Sym: e.Name}, true
 	case *ast.Ellipsis:

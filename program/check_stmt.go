@@ -205,22 +205,57 @@ func (fc *funcChecker) checkRange(s *ast.RangeStmt) Stmt {
 	return &For{Pos: pos, Index: index, Count: count, Body: body}
 }
 
+// checkLoopBound checks the N of `for i := range N`: an integer constant
+// expression (literals and constants with + - * and parentheses, like -3
+// or 2*F; it may be zero or negative, and then the loop runs no
+// iteration, as in Go) or an int64 scalar parameter.
 func (fc *funcChecker) checkLoopBound(e ast.Expr) Expr {
-	switch x := ast.Unparen(e).(type) {
-	case *ast.BasicLit:
-		if x.Kind == token.INT {
-			return fc.checkExpr(x)
+	x := ast.Unparen(e)
+	if fc.isConstExpr(x) {
+		if v, ok := fc.checkExpr(x).(*IntLit); ok {
+			return v
 		}
-	case *ast.Ident:
-		if k, ok := fc.consts[x.Name]; ok {
-			return &IntLit{At: fc.pos(x.Pos()), Value: k.Value, Name: k.Name}
-		}
-		if v := fc.lookup(x.Name); v != nil && v.Kind == ParamVar && v.Type.IsIntScalar() {
-			return &VarRef{At: fc.pos(x.Pos()), Var: v}
+		return nil // checkExpr reported it (an integer literal out of range)
+	}
+	if id, ok := x.(*ast.Ident); ok {
+		if v := fc.lookup(id.Name); v != nil && v.Kind == ParamVar && v.Type.IsIntScalar() {
+			return &VarRef{At: fc.pos(id.Pos()), Var: v}
 		}
 	}
 	fc.errorf(e.Pos(), "loop bound %s must be an integer constant or an int64 scalar parameter", fc.exprString(e))
 	return nil
+}
+
+// isConstExpr reports whether e is an integer constant expression: integer
+// literals and named constants combined with unary + and -, binary + - *
+// and parentheses. Its depth is bounded by MaxDepth (checkDepth ran).
+func (fc *funcChecker) isConstExpr(e ast.Expr) bool {
+	for {
+		switch x := e.(type) {
+		case *ast.BasicLit:
+			return x.Kind == token.INT
+		case *ast.Ident:
+			_, ok := fc.consts[x.Name]
+			return ok && fc.lookup(x.Name) == nil
+		case *ast.ParenExpr:
+			e = x.X
+		case *ast.UnaryExpr:
+			if x.Op != token.ADD && x.Op != token.SUB {
+				return false
+			}
+			e = x.X
+		case *ast.BinaryExpr:
+			if x.Op != token.ADD && x.Op != token.SUB && x.Op != token.MUL {
+				return false
+			}
+			if !fc.isConstExpr(x.Y) {
+				return false
+			}
+			e = x.X
+		default:
+			return false
+		}
+	}
 }
 
 func (fc *funcChecker) snapshot() map[*Var]bool {

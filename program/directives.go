@@ -3,6 +3,7 @@ package program
 import (
 	"go/ast"
 	"go/token"
+	"math"
 	"regexp"
 	"sort"
 	"strconv"
@@ -27,6 +28,7 @@ var (
 // lock-not) inside a function body, file-level ones elsewhere.
 func (c *checker) checkDirectives(f *ast.File, funcs []*ast.FuncDecl) {
 	seen := map[string]token.Position{}
+	c.inputNamed, c.inputPos = map[string]bool{}, map[string]token.Position{}
 	for _, group := range f.Comments {
 		for _, cm := range group.List {
 			if !strings.HasPrefix(cm.Text, directivePrefix) {
@@ -150,17 +152,17 @@ func (c *checker) fileDirective(pos token.Position, name, args string) {
 			c.errorAt(pos, "//rx:input wants a parameter and a distribution, like //rx:input x normal(0, 1)")
 			return
 		}
+		c.inputNamed[param] = true
 		d, err := tensor.ParseDist(dist)
 		if err != nil {
 			c.errorAt(pos, "//rx:input %s: %v", param, err)
 			return
 		}
-		for _, in := range c.file.Inputs {
-			if in.Param == param {
-				c.errorAt(pos, "//rx:input %s given twice (first at %s)", param, in.Pos)
-				return
-			}
+		if first, dup := c.inputPos[param]; dup {
+			c.errorAt(pos, "//rx:input %s given twice (first at %s)", param, first)
+			return
 		}
+		c.inputPos[param] = pos
 		if msg := c.inputParamProblem(param, d); msg != "" {
 			c.errorAt(pos, "//rx:input %s: %s", param, msg)
 			return
@@ -178,13 +180,19 @@ func (c *checker) fileDirective(pos token.Position, name, args string) {
 	}
 }
 
+// MaxInputInt is the largest magnitude of the N in //rx:input p const(N)
+// for an int64 parameter: distribution arguments are float64, which hold
+// every integer up to 2^53 exactly.
+const MaxInputInt = 1 << 53
+
 // inputParamProblem says what is wrong with an //rx:input for param, or "".
-// int64 scalar parameters take only const(v) with an integral v.
+// int64 scalar parameters take only const(v) with an integral v of
+// magnitude at most MaxInputInt.
 func (c *checker) inputParamProblem(param string, d tensor.Dist) string {
 	ps := c.params[param]
 	for _, p := range ps {
-		if p.Type.DType == ir.Int64 && (d.Kind != tensor.Const || d.A != float64(int64(d.A))) {
-			return "an int64 parameter takes const(N) with an integer N"
+		if p.Type.DType == ir.Int64 && (d.Kind != tensor.Const || d.A != math.Trunc(d.A) || math.Abs(d.A) > MaxInputInt) {
+			return "an int64 parameter takes const(N) with an integer N between -2^53 and 2^53 (distribution arguments are float64, exact up to 2^53)"
 		}
 	}
 	if len(ps) == 0 && len(c.file.Funcs) > 0 {

@@ -20,6 +20,10 @@ const maxErrors = 50
 // reported without checking its body, so checking takes time and memory
 // linear in the size of the file.
 func Parse(filename string, src []byte) (*File, error) {
+	return parse(filename, src, false)
+}
+
+func parse(filename string, src []byte, scenario bool) (*File, error) {
 	if len(src) > MaxFileSize {
 		return nil, tooLarge(filename, len(src))
 	}
@@ -37,7 +41,7 @@ func Parse(filename string, src []byte) (*File, error) {
 		}
 		return nil, ErrorList{{Pos: token.Position{Filename: filename}, Msg: "syntax error: " + err.Error()}}
 	}
-	c := &checker{fset: fset, src: src, file: &File{Name: filename, Fset: fset, AST: astFile}}
+	c := &checker{fset: fset, src: src, file: &File{Name: filename, Fset: fset, AST: astFile}, scenario: scenario}
 	c.checkFile(astFile)
 	if len(c.errs) > 0 {
 		c.errs.sort()
@@ -66,6 +70,12 @@ type checker struct {
 	funcs     map[string]*Func
 	params    map[string][]*Var
 	results   map[string]bool
+	// inputNamed holds every parameter an //rx:input names, well-formed
+	// or not, and inputPos where each was first given.
+	inputNamed map[string]bool
+	inputPos   map[string]token.Position
+	// scenario turns on the rules of ParseScenario.
+	scenario bool
 }
 
 func (c *checker) errorf(pos token.Pos, format string, args ...any) {
@@ -98,11 +108,14 @@ func (c *checker) checkFile(f *ast.File) {
 	}
 	seen := map[string]*Func{}
 	c.funcs = seen
+	clean := map[*Func]bool{} // functions checked without an error
 	for _, fd := range funcs {
+		nerr := len(c.errs)
 		fn := c.checkFunc(fd)
 		if fn == nil {
 			continue
 		}
+		clean[fn] = len(c.errs) == nerr
 		if first, dup := seen[fn.Name]; dup {
 			c.errorAt(fn.Pos, "function %s redeclared in this file (first declared at %s)", fn.Name, first.Pos)
 			continue
@@ -125,6 +138,9 @@ func (c *checker) checkFile(f *ast.File) {
 	}
 	c.checkDirectives(f, funcs)
 	c.checkSizes()
+	if c.scenario {
+		c.checkScenario(f, clean)
+	}
 }
 
 func (c *checker) checkGenDecl(d *ast.GenDecl) {

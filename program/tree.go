@@ -79,6 +79,8 @@ type Func struct {
 	Body    []Stmt
 	Locks   []Lock   // //rx:lock and //rx:lock-not inside the body, in order
 	Syms    []string // the free symbolic dimensions, in order of first appearance in Params
+
+	symPos map[string]token.Position // where each symbol first appears
 }
 
 // ParamList returns the parameters as ir.BindInputs wants them.

@@ -97,14 +97,15 @@ func Names() []string {
 	return out
 }
 
-// Catalog parses and checks every catalog file, in the order of Sources.
+// Catalog parses and checks every catalog file as a scenario
+// (program.ParseScenario), in the order of Sources.
 // The catalog is tested to check, so an error here means the binary was
 // built from a broken tree; it is returned joined, naming every bad file.
 func Catalog() ([]*program.File, error) {
 	var out []*program.File
 	var errs []error
 	for _, s := range Sources() {
-		f, err := program.Parse(s.Name, s.Text)
+		f, err := program.ParseScenario(s.Name, s.Text)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("catalog file %s: %w", s.Name, err))
 			continue

@@ -26,14 +26,21 @@ func newFlagSet(name, args string, stderr io.Writer) *flag.FlagSet {
 
 // parseFile reads (program.ReadFile: regular files of at most 1 MiB) and
 // checks one .rx file. Errors are printed one per line as
-// file:line:col: message.
-func parseFile(path string, stderr io.Writer) (*program.File, bool) {
+// file:line:col: message. With scenario, the file is checked as a scenario
+// (program.ParseScenario): check, run and list take files that way, so
+// check accepts exactly what run can run; gen and lock need only a
+// program.
+func parseFile(path string, scenario bool, stderr io.Writer) (*program.File, bool) {
 	src, err := program.ReadFile(path)
 	if err != nil {
 		fmt.Fprintf(stderr, "rxeq: %v\n", err)
 		return nil, false
 	}
-	f, err := program.Parse(path, src)
+	parse := program.Parse
+	if scenario {
+		parse = program.ParseScenario
+	}
+	f, err := parse(path, src)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return nil, false
@@ -41,7 +48,8 @@ func parseFile(path string, stderr io.Writer) (*program.File, bool) {
 	return f, true
 }
 
-// cmdCheck parses and checks each file; exit 2 if any does not check.
+// cmdCheck parses and checks each file as a scenario, with every static rule
+// `rxeq run` applies, and prints every error; exit 2 if any does not check.
 func cmdCheck(_ context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("check", "FILE...", stderr)
 	if err := fs.Parse(args); err != nil {
@@ -53,7 +61,7 @@ func cmdCheck(_ context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	code := exitOK
 	for _, path := range fs.Args() {
-		f, ok := parseFile(path, stderr)
+		f, ok := parseFile(path, true, stderr)
 		if !ok {
 			code = exitUsage
 			continue
@@ -78,7 +86,7 @@ func cmdGen(_ context.Context, args []string, stdout, stderr io.Writer) int {
 		fs.Usage()
 		return exitUsage
 	}
-	f, ok := parseFile(fs.Arg(0), stderr)
+	f, ok := parseFile(fs.Arg(0), false, stderr)
 	if !ok {
 		return exitUsage
 	}

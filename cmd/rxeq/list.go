@@ -18,7 +18,7 @@ func cmdList(_ context.Context, args []string, stdout, stderr io.Writer) int {
 	if err := fs.Parse(args); err != nil {
 		return exitUsage
 	}
-	files, ok := loadPrograms(fs.Args(), stderr)
+	files, ok := loadPrograms(fs.Args(), true, stderr)
 	if !ok {
 		return exitUsage
 	}
@@ -47,7 +47,7 @@ func cmdLock(_ context.Context, args []string, stdout, stderr io.Writer) int {
 	if err := fs.Parse(args); err != nil {
 		return exitUsage
 	}
-	files, ok := loadPrograms(fs.Args(), stderr)
+	files, ok := loadPrograms(fs.Args(), false, stderr)
 	if !ok {
 		return exitUsage
 	}

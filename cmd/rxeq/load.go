@@ -12,7 +12,9 @@ import (
 // recursively for *.rx, in lexical order), or the built-in catalog when
 // paths is empty. Every file is checked and every error printed; ok is
 // false when any file does not check.
-func loadPrograms(paths []string, stderr io.Writer) (files []*program.File, ok bool) {
+//
+// With scenario, files are checked as scenarios (see parseFile).
+func loadPrograms(paths []string, scenario bool, stderr io.Writer) (files []*program.File, ok bool) {
 	if len(paths) == 0 {
 		cat, err := scenarios.Catalog()
 		if err != nil {
@@ -28,7 +30,7 @@ func loadPrograms(paths []string, stderr io.Writer) (files []*program.File, ok b
 	}
 	ok = true
 	for _, name := range names {
-		f, good := parseFile(name, stderr)
+		f, good := parseFile(name, scenario, stderr)
 		if !good {
 			ok = false
 			continue

@@ -64,7 +64,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "rxeq run: %v\n", err)
 		return exitUsage
 	}
-	files, ok := loadPrograms(fs.Args(), stderr)
+	files, ok := loadPrograms(fs.Args(), true, stderr)
 	if !ok {
 		return exitUsage
 	}
