@@ -2,6 +2,7 @@ package program_test
 
 import (
 	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/rextio/rxeq/program"
@@ -10,9 +11,16 @@ import (
 // FuzzParse feeds arbitrary bytes to Parse and, when they check, to Lower
 // and the IR printer: none of them may panic, a failure must be an
 // ErrorList, and lowering the same file twice prints the same IR.
-// Seeds: testdata/fuzz/FuzzParse plus the files below.
+// ParseScenario accepts only files that Parse accepts, and fails with an
+// ErrorList too. Seeds: testdata/fuzz/FuzzParse, the hostile programs of
+// testdata/hostile (overflowing shapes, 10,000 nested calls, a package
+// clause alone, …) and the files below.
 func FuzzParse(f *testing.F) {
-	for _, name := range []string{"testdata/score_linear.rx"} {
+	hostile, err := filepath.Glob("testdata/hostile/*.rx")
+	if err != nil || len(hostile) == 0 {
+		f.Fatalf("no hostile seeds: %v", err)
+	}
+	for _, name := range append([]string{"testdata/score_linear.rx"}, hostile...) {
 		src, err := os.ReadFile(name)
 		if err != nil {
 			f.Fatal(err)
@@ -23,6 +31,13 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte("package p\n//rx:input x edge(ties)\nfunc f(x [B]float32) (y [B]float32) { y = Maximum(x, 0) / Sum(x, 0, false); return }"))
 	f.Fuzz(func(t *testing.T, src []byte) {
 		file, err := program.Parse("fuzz.rx", src)
+		if _, serr := program.ParseScenario("fuzz.rx", src); serr != nil {
+			if _, ok := serr.(program.ErrorList); !ok {
+				t.Fatalf("ParseScenario error is %T, want ErrorList: %v", serr, serr)
+			}
+		} else if err != nil {
+			t.Fatalf("ParseScenario accepts what Parse rejects: %v", err)
+		}
 		if err != nil {
 			if _, ok := err.(program.ErrorList); !ok {
 				t.Fatalf("Parse error is %T, want ErrorList: %v", err, err)
