@@ -6,7 +6,11 @@
 //
 // Parse does parsing and checking in one step and returns every independent
 // error of a file, in position order, as an ErrorList whose entries print as
-// "file:line:col: message". Lower turns a checked File into an ir.Program.
+// "file:line:col: message". ParseScenario adds the rules a file must meet to
+// run as a scenario (see below); `rxeq check` and `rxeq run` both use it, so
+// check accepts exactly what run can run. Lower turns a checked File into
+// an ir.Program. ReadFile reads a file for them, refusing what is not a
+// regular file (/dev/zero, a FIFO) and anything over MaxFileSize.
 //
 // Decisions where DESIGN.md is silent, made here and tested:
 //
@@ -23,4 +27,32 @@
 //     MatMul's inner dimensions, broadcasting against a non-1 size, and
 //     assignment to a declared result all bind a symbol to the other side. A
 //     symbol bound to two different sizes is an error naming both places.
+//   - The bound of `for i := range N` is an integer constant expression
+//     (literals and constants with + - * and parentheses: 4, -3, 2*F) or an
+//     int64 scalar parameter. As in Go, N <= 0 runs no iteration, whether N
+//     is a literal (range -3), a constant (const N = -3) or a parameter.
+//   - No tensor may hold more than 2^60 - 1 elements (tensor.MaxElements),
+//     so that its size in bytes fits in int64 at 8 bytes per element for
+//     every dtype (8 is the widest, and the oracle holds float32 tensors as
+//     float64). The checker sizes every parameter, result and intermediate
+//     with the batch symbol (Func.BatchSymbol) at the largest //rx:batches
+//     (1 without it) and other symbols at 1, and reports each too-large
+//     shape once, where it first appears. At run time every executor checks
+//     the shapes again with the bound dimensions (ir.CheckSizes).
+//   - An int64 parameter's //rx:input const(N) needs an integer N with
+//     |N| <= 2^53 (MaxInputInt): distribution arguments are float64.
+//   - Limits keep checking linear in the size of the file: at most
+//     MaxFileSize bytes (1 MiB); expressions nest at most MaxDepth (256)
+//     deep, counting calls, parentheses, unary operators and right operands
+//     (a chain a + b + c + … is flat); blocks nest at most MaxDepth deep (an
+//     else-if chain is flat). A function over the depth limit is reported
+//     there and its body is not checked further. A message quotes at most
+//     120 bytes of an expression's source.
+//
+// ParseScenario's rules, for files that run as scenarios with no
+// dimensions bound from outside: at least one function; an //rx:input for
+// every parameter; parameters are float32 tensors or int64 scalars (what
+// the input generators make); and no free symbolic dimension other than
+// the batch one, which //rx:batches binds. The library (harness.Options.Dims)
+// can bind more and uses Parse.
 package program
