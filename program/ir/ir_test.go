@@ -8,6 +8,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/rextio/rxeq/program/ir"
+	"github.com/rextio/rxeq/program/ir/irtest"
 	"github.com/rextio/rxeq/tensor"
 )
 
@@ -103,5 +104,31 @@ var _ = Describe("Type", func() {
 		Expect(t.Equal(ir.Type{DType: ir.Float32, Shape: []ir.Dim{dimB, {Size: 32}}})).To(BeTrue())
 		Expect(t.Equal(ir.Type{DType: ir.Float32, Shape: []ir.Dim{dimB, {Size: 8}}})).To(BeFalse())
 		Expect(ir.Type{DType: ir.Int64}.IsIntScalar()).To(BeTrue())
+	})
+})
+
+var _ = Describe("CheckSizes", func() {
+	f32 := func(ds ...any) ir.Type { return ir.Type{DType: ir.Float32, Shape: irtest.Dims(ds...)} }
+
+	It("passes shapes that fit, a zero dimension, and shapes with unbound symbols", func() {
+		env := map[string]int64{"B": 1 << 40, "Z": 0}
+		Expect(ir.CheckSizes("f", []ir.Type{f32("B", 1<<19), f32("B", "B", "Z"), f32("U", "B", "B"), {DType: ir.Int64}}, env)).To(BeNil())
+	})
+
+	It("names the shape with the most elements, whatever the order of the types", func() {
+		env := map[string]int64{"B": 1 << 40}
+		types := []ir.Type{f32("B", 1<<21), f32("B", "B"), f32(1<<21, "B")}
+		want := "f: shape [B B] is [1099511627776 1099511627776] with the inputs' dimensions (B=1099511627776): about 2^80 elements, more than the 1152921504606846975 (2^60 - 1) a tensor may hold"
+		for range 3 {
+			err := ir.CheckSizes("f", types, env)
+			Expect(err).To(MatchError(want))
+			Expect(errors.Is(err, ir.ErrShape)).To(BeTrue())
+			types = append(types[1:], types[0])
+		}
+		// Equal counts: the larger dims, left to right, win.
+		Expect(ir.CheckSizes("f", []ir.Type{f32("B", 1<<21), f32(1<<21, "B")}, env)).
+			To(MatchError(ContainSubstring("shape [B 2097152] is [1099511627776 2097152]")))
+		Expect(ir.CheckSizes("f", []ir.Type{f32(1<<21, "B"), f32("B", 1<<21)}, env)).
+			To(MatchError(ContainSubstring("shape [B 2097152] is [1099511627776 2097152]")))
 	})
 })
