@@ -47,9 +47,15 @@ func InputSeedName(scenario, fn string, batch int, param string) string {
 // so a case's inputs depend only on the scenario seed and the case name.
 // Its shape is the declared one with the batch symbol (BatchSymbol) bound
 // to batch and any other symbol bound from dims; a symbol in neither is an
-// ErrScenario error naming it. An int64 scalar parameter takes the value of
-// its const(v) distribution. A parameter without //rx:input, or an int64
-// parameter of rank > 0, is an ErrScenario error.
+// ErrScenario error naming it, and so is a shape of more than
+// tensor.MaxElements elements (a batch beyond the file's //rx:batches can
+// make one). An int64 scalar parameter takes the value of its const(v)
+// distribution. A parameter without //rx:input, or an int64 parameter of
+// rank > 0, is an ErrScenario error.
+//
+// program.ParseScenario checks these rules statically, with positions, for
+// `rxeq check` and `rxeq run`; here they guard library callers, whose files
+// come from program.Parse and may bind more symbols through Options.Dims.
 func GenerateInputs(f *program.File, fn *program.Func, batch int, seed uint64, dims map[string]int) (map[string]*tensor.Tensor, error) {
 	scenario := ScenarioName(f)
 	batchSym := BatchSymbol(fn)
@@ -83,6 +89,9 @@ func GenerateInputs(f *program.File, fn *program.Func, batch int, seed uint64, d
 					}
 					shape[i] = v
 				}
+			}
+			if _, ok := tensor.CheckedNumElements(shape); !ok {
+				return nil, fmt.Errorf("%w: %s: parameter %s: shape %v at batch %d has more than %d elements (2^60 - 1), the most a tensor may hold", ErrScenario, fn.Name, p.Name, shape, batch, tensor.MaxElements)
 			}
 			out[p.Name] = tensor.Generate(d, tensor.DeriveSeed(seed, InputSeedName(scenario, fn.Name, batch, p.Name)), shape...)
 		default:

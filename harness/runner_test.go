@@ -108,6 +108,11 @@ func g(x [B][2]float32, y [K][B]float32, k int64) (z [B][2]float32) {
 		Expect(in["x"].Shape).To(Equal([]int{5, 2}))
 		Expect(in["y"].Shape).To(Equal([]int{3, 5}))
 		Expect(in["k"]).To(Equal(tensor.Scalar(3)))
+		// Dims (or a batch) the checker did not size for cannot make an
+		// overflowing shape either: refused before anything is allocated.
+		_, err = harness.GenerateInputs(f, f.Funcs[0], 5, 1, map[string]int{"K": 1 << 60})
+		Expect(errors.Is(err, harness.ErrScenario)).To(BeTrue())
+		Expect(err).To(MatchError(ContainSubstring("g: parameter y: shape [1152921504606846976 5] at batch 5 has more than 1152921504606846975 elements")))
 
 		noInput := parseRx("noinput.rx", "package p\n\nfunc g(x [B][2]float32) (z [B][2]float32) {\n\tz = x\n\treturn\n}\n")
 		res, err := harness.Run(ctx, []*program.File{noInput}, onlyFallback())
