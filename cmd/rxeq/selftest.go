@@ -33,7 +33,7 @@ func cmdSelftest(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		}
 		opts.Harness.Batches = append(opts.Harness.Batches, n)
 	}
-	files, ok := loadPrograms(fs.Args(), stderr)
+	files, ok := loadPrograms(fs.Args(), true, stderr)
 	if !ok {
 		return exitUsage
 	}
