@@ -46,8 +46,10 @@
 //     deep, counting calls, parentheses, unary operators and right operands
 //     (a chain a + b + c + … is flat); blocks nest at most MaxDepth deep (an
 //     else-if chain is flat). A function over the depth limit is reported
-//     there and its body is not checked further. A message quotes at most
-//     120 bytes of an expression's source.
+//     there and its body is not checked further. Before parsing, brackets
+//     nested, or prefix operators chained, more than 16,384 deep refuse
+//     the file (go/parser recurses once per level, up to 100,000 levels).
+//     A message quotes at most 120 bytes of an expression's source.
 //
 // ParseScenario's rules, for files that run as scenarios with no
 // dimensions bound from outside: at least one function; an //rx:input for

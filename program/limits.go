@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"go/ast"
+	"go/scanner"
 	"go/token"
 	"go/types"
 	"io"
@@ -26,6 +27,14 @@ const (
 	// maxExprText bounds the source text of an expression that an error
 	// message or a runtime error site quotes; a longer one is cut with "…".
 	maxExprText = 120
+	// maxSyntaxNesting bounds, before parsing, how deep brackets ( [ {
+	// nest and how many prefix operators come in a row. go/parser recurses
+	// once per level, up to its own limit of 100,000 levels, which costs a
+	// few hundred MB of stack; 16,384 levels cost a few tens of MB. A
+	// valid program nests at most about 2*MaxDepth (blocks, then
+	// parentheses), so anything between that and this limit parses and is
+	// refused by the checker's nesting limit, with its clearer message.
+	maxSyntaxNesting = 1 << 14
 )
 
 // Error kinds of ReadFile, told apart with errors.Is. They are refusals
@@ -93,6 +102,40 @@ func describeMode(m os.FileMode) string {
 func tooLarge(filename string, n int) ErrorList {
 	return ErrorList{{Pos: token.Position{Filename: filename, Line: 1, Column: 1},
 		Msg: fmt.Sprintf("file is %d bytes, more than the limit of %d (1 MiB): split it into several .rx files", n, MaxFileSize)}}
+}
+
+// prescan reads the tokens of src, before it is parsed, for brackets nested
+// or prefix operators chained beyond maxSyntaxNesting; it returns the
+// error at the first such place, or nil. It is linear and allocates
+// little, so a file built to make the parser recurse deep is refused
+// cheaply. Malformed tokens are left to the parser to report.
+func prescan(filename string, src []byte) ErrorList {
+	fset := token.NewFileSet()
+	file := fset.AddFile(filename, -1, len(src))
+	var s scanner.Scanner
+	s.Init(file, src, nil, 0)
+	depth, run := 0, 0
+	for {
+		pos, tok, _ := s.Scan()
+		switch tok {
+		case token.EOF:
+			return nil
+		case token.LPAREN, token.LBRACK, token.LBRACE:
+			if depth++; depth > maxSyntaxNesting {
+				return ErrorList{{Pos: fset.Position(pos), Msg: fmt.Sprintf("brackets nest more than %d deep here (expressions and blocks may each nest at most %d deep): the file is not parsed", maxSyntaxNesting, MaxDepth)}}
+			}
+		case token.RPAREN, token.RBRACK, token.RBRACE:
+			depth = max(depth-1, 0)
+		}
+		switch tok {
+		case token.ADD, token.SUB, token.NOT, token.XOR, token.MUL, token.AND, token.ARROW, token.TILDE:
+			if run++; run > maxSyntaxNesting {
+				return ErrorList{{Pos: fset.Position(pos), Msg: fmt.Sprintf("more than %d operators in a row here (expressions may nest at most %d deep): the file is not parsed", maxSyntaxNesting, MaxDepth)}}
+			}
+		default:
+			run = 0
+		}
+	}
 }
 
 // checkDepth reports every place in a function body where expressions or

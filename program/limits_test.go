@@ -34,6 +34,15 @@ var _ = Describe("limits on hostile programs", func() {
 		Expect(err.Error()).To(Equal(fmt.Sprintf("t.rx:3:%d: expression nests more than 256 deep here (calls, parentheses and operators inside one another): the limit is 256; assign inner parts to variables first", col)))
 	})
 
+	It("refuses before parsing what would make the parser recurse far deeper", func() {
+		src := []byte("package p\nfunc f(x [B]float32) (y [B]float32) {\n\ty = " + strings.Repeat("(", 100000) + "x" + strings.Repeat(")", 100000) + "\n\treturn\n}\n")
+		_, err := program.Parse("t.rx", src)
+		Expect(err).To(MatchError("t.rx:3:16389: brackets nest more than 16384 deep here (expressions and blocks may each nest at most 256 deep): the file is not parsed"))
+		src = []byte("package p\nfunc f(x [B]float32) (y [B]float32) {\n\ty = " + strings.Repeat("- ", 100000) + "x\n\treturn\n}\n")
+		_, err = program.Parse("t.rx", src)
+		Expect(err).To(MatchError("t.rx:3:32774: more than 16384 operators in a row here (expressions may nest at most 256 deep): the file is not parsed"))
+	})
+
 	It("accepts expressions and blocks nested right up to the limit", func() {
 		_, err := program.Parse("t.rx", nestedTanh(program.MaxDepth-1))
 		Expect(err).NotTo(HaveOccurred())

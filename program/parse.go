@@ -15,10 +15,12 @@ const maxErrors = 50
 // ErrorList (errors.Is(err, ErrInvalid) holds) with every independent
 // problem found, sorted by position, each "file:line:col: message".
 //
-// A source larger than MaxFileSize is refused before it is parsed, and a
-// function whose expressions or blocks nest deeper than MaxDepth is
-// reported without checking its body, so checking takes time and memory
-// linear in the size of the file.
+// A source larger than MaxFileSize is refused before it is parsed, and so
+// is one whose brackets nest, or prefix operators chain, far beyond what
+// MaxDepth allows (go/parser would recurse once per level); a function
+// whose expressions or blocks nest deeper than MaxDepth is reported without
+// checking its body. Checking takes time and memory linear in the size of
+// the file.
 func Parse(filename string, src []byte) (*File, error) {
 	return parse(filename, src, false)
 }
@@ -26,6 +28,9 @@ func Parse(filename string, src []byte) (*File, error) {
 func parse(filename string, src []byte, scenario bool) (*File, error) {
 	if len(src) > MaxFileSize {
 		return nil, tooLarge(filename, len(src))
+	}
+	if errs := prescan(filename, src); errs != nil {
+		return nil, errs
 	}
 	fset := token.NewFileSet()
 	astFile, err := parser.ParseFile(fset, filename, src, parser.ParseComments|parser.SkipObjectResolution)
