@@ -14,11 +14,27 @@ import (
 // element passes when |got − want| ≤ ATol + RTol·|want|, want being the
 // oracle's value. Both fields must be finite and non-negative; a zero
 // Tolerance demands bit-for-bit equal values (with +0 equal to −0).
-type Tolerance struct{ RTol, ATol float64 }
+//
+// With UseULP set an element must also be within ULP units in the last
+// place of want rounded to float32 (the correctly rounded float32 result
+// of what the oracle computes exactly): a per-op accuracy contract that
+// a less accurate kernel fails even where it stays inside RTol and ATol.
+// NoAbsRel drops the RTol/ATol test, leaving the ULP bound alone.
+type Tolerance struct {
+	RTol, ATol float64
+	ULP        int64
+	UseULP     bool
+	NoAbsRel   bool
+}
 
 // Allowed returns the greatest absolute difference accepted at an element
 // whose oracle value is want: ATol + RTol·|want|.
-func (t Tolerance) Allowed(want float64) float64 { return t.ATol + t.RTol*math.Abs(want) }
+func (t Tolerance) Allowed(want float64) float64 {
+	if t.NoAbsRel {
+		return math.Inf(1)
+	}
+	return t.ATol + t.RTol*math.Abs(want)
+}
 
 // maxListed is how many mismatches a report lists.
 const maxListed = 5
@@ -58,6 +74,9 @@ type OutputMetrics struct {
 
 	Total      int // elements compared
 	Mismatches int // elements outside tolerance (or with a NaN/Inf disagreement)
+	// ULPMismatches counts the mismatches that were within RTol and ATol
+	// but beyond the tolerance's ULP bound (Tolerance.UseULP).
+	ULPMismatches int
 
 	MaxAbsDiff    float64
 	MaxAbsIndex   []int   // nil when no element had two finite values
@@ -144,6 +163,11 @@ func CompareToOracle(name string, want, got *tensor.Tensor, tol Tolerance) Outpu
 			c.observeFinite(want.Shape, i, w, d, allowed)
 			if d > allowed {
 				c.addMismatch(want.Shape, i, w, g, false, excess(d, allowed))
+			} else if tol.UseULP {
+				if u := ulpDistance32(float32(w), float32(g)); u > uint64(tol.ULP) {
+					m.ULPMismatches++
+					c.addMismatch(want.Shape, i, w, g, false, float64(u-uint64(tol.ULP)))
+				}
 			}
 		}
 	}

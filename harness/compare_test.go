@@ -367,3 +367,39 @@ var _ = Describe("CompareToOracle beyond the float32 range", func() {
 		Expect(harness.CompareToOracle("e", want, got, harness.DefaultTolerance()).OK).To(BeFalse())
 	})
 })
+
+// Issue 15 item 3: a tolerance in ULPs.
+var _ = Describe("CompareToOracle with a ULP bound", func() {
+	one := float32(1)
+	up := func(x float32, n int) float32 {
+		for range n {
+			x = math.Nextafter32(x, 2)
+		}
+		return x
+	}
+	want := tensor.FromFloat64([]float64{1, 1, 1}, 3)
+
+	It("fails an element within rtol and atol but beyond the ULP bound", func() {
+		got := tensor.FromFloat32([]float32{one, up(one, 2), up(one, 3)}, 3)
+		tol := harness.Tolerance{RTol: 1e-4, ATol: 3e-6, ULP: 2, UseULP: true}
+		m := harness.CompareToOracle("t", want, got, tol)
+		Expect(m.Mismatches).To(Equal(1))
+		Expect(m.ULPMismatches).To(Equal(1))
+		Expect(m.First[0].Index).To(Equal([]int{2}))
+		Expect(harness.CompareToOracle("t", want, got, harness.Tolerance{RTol: 1e-4, ATol: 3e-6}).OK).To(BeTrue(), "rtol alone lets it pass")
+	})
+
+	It("applies the ULP bound alone when rtol and atol were not given", func() {
+		far := tensor.FromFloat64([]float64{1e30}, 1)
+		got := tensor.FromFloat32([]float32{up(1e30, 1)}, 1)
+		Expect(harness.CompareToOracle("t", far, got, harness.Tolerance{ULP: 1, UseULP: true, NoAbsRel: true}).OK).To(BeTrue())
+		Expect(harness.CompareToOracle("t", far, got, harness.Tolerance{ULP: 0, UseULP: true, NoAbsRel: true}).OK).To(BeFalse())
+	})
+
+	It("reads the bound from //rx:tolerance", func() {
+		f := parseRx("u.rx", "//rx:input x normal(0, 1)\n//rx:tolerance y ulp=2\n//rx:tolerance z ulp=1 rtol=1e-3 atol=0\npackage u\n\nfunc f(x [B][2]float32) (y [B][2]float32, z [B][2]float32) {\n\ty = Tanh(x)\n\tz = x\n\treturn\n}\n")
+		tols := harness.Tolerances(f, f.Funcs[0], harness.DefaultTolerance())
+		Expect(tols["y"]).To(Equal(harness.Tolerance{ULP: 2, UseULP: true, NoAbsRel: true}))
+		Expect(tols["z"]).To(Equal(harness.Tolerance{RTol: 1e-3, ULP: 1, UseULP: true}))
+	})
+})

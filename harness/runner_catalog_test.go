@@ -27,7 +27,7 @@ var _ = Describe("The built-in catalog", func() {
 		Expect(err).NotTo(HaveOccurred())
 		// 23 groups: edge 3 functions × 3 batches, error 1 × 2, reference
 		// 3 × 3, rounds 1 × 3.
-		Expect(res.Cases).To(HaveLen(110))
+		Expect(res.Cases).To(HaveLen(122))
 		for _, c := range res.Cases {
 			Expect(c.Status).To(Equal(harness.StatusPass), c.Name()+": "+c.Message)
 		}
@@ -36,7 +36,7 @@ var _ = Describe("The built-in catalog", func() {
 	It("passes through all three executors with every lock holding", Label("native"), func() {
 		res, err := harness.Run(ctx, files, harness.Options{})
 		Expect(err).NotTo(HaveOccurred())
-		Expect(res.Cases).To(HaveLen(165))
+		Expect(res.Cases).To(HaveLen(183))
 		for _, c := range res.Cases {
 			Expect(c.Status).To(Equal(harness.StatusPass), c.Name()+": "+c.Message)
 			Expect(c.Path).To(Equal(c.Executor), "forced native never runs elsewhere")
@@ -63,7 +63,7 @@ var _ = Describe("The built-in catalog", func() {
 				Expect(p.Compiler).NotTo(BeEmpty())
 			}
 		}
-		Expect(natives).To(Equal(5))
+		Expect(natives).To(Equal(6))
 	})
 
 	It("locks the reference functions on their loop and their if, each in its own body", func() {

@@ -22,7 +22,7 @@ func Tolerances(f *program.File, fn *program.Func, def Tolerance) map[string]Tol
 		out[r.Name] = def
 		for _, t := range f.Tolerances {
 			if t.Output == r.Name {
-				out[r.Name] = Tolerance{RTol: t.RTol, ATol: t.ATol}
+				out[r.Name] = Tolerance{RTol: t.RTol, ATol: t.ATol, ULP: t.ULP, UseULP: t.HasULP, NoAbsRel: !t.HasAbsRel}
 			}
 		}
 	}

@@ -202,8 +202,8 @@ func (c *checker) inputParamProblem(param string, d tensor.Dist) string {
 }
 
 func (c *checker) toleranceDirective(pos token.Position, fields []string) {
-	usage := "want //rx:tolerance OUTPUT rtol=R atol=A with non-negative numbers"
-	if len(fields) < 2 || len(fields) > 3 {
+	usage := "want //rx:tolerance OUTPUT rtol=R atol=A, or ulp=N, or all three, with non-negative numbers (N an integer)"
+	if len(fields) < 2 || len(fields) > 4 {
 		c.errorAt(pos, "//rx:tolerance: %s", usage)
 		return
 	}
@@ -221,11 +221,14 @@ func (c *checker) toleranceDirective(pos token.Position, fields []string) {
 			t.RTol, haveR = x, true
 		case k == "atol" && !haveA:
 			t.ATol, haveA = x, true
+		case k == "ulp" && !t.HasULP && x == float64(int64(x)) && x <= 1<<31:
+			t.ULP, t.HasULP = int64(x), true
 		default:
 			c.errorAt(pos, "//rx:tolerance: %q: %s", f, usage)
 			return
 		}
 	}
+	t.HasAbsRel = haveR || haveA
 	if !c.results[t.Output] && len(c.file.Funcs) > 0 {
 		c.errorAt(pos, "//rx:tolerance: no function has a result %s", t.Output)
 		return

@@ -56,10 +56,15 @@ type Input struct {
 }
 
 // Tolerance is one //rx:tolerance directive: the float32 tolerance of an
-// output, |got - want| <= ATol + RTol*|want|.
+// output, |got - want| <= ATol + RTol*|want| (when HasAbsRel), and at most
+// ULP units in the last place between got and want rounded to float32
+// (when HasULP). A directive gives either or both; both must then hold.
 type Tolerance struct {
 	Output     string
 	RTol, ATol float64
+	HasAbsRel  bool // rtol= or atol= was given
+	ULP        int64
+	HasULP     bool // ulp= was given
 	Pos        token.Position
 }
 

@@ -65,7 +65,11 @@ func fromCase(c harness.Case) Case {
 			o.Report = m.Problem
 		}
 		if tol, ok := c.Tolerances[m.Name]; ok {
-			o.Tolerance = &Tolerance{RTol: tol.RTol, ATol: tol.ATol}
+			o.Tolerance = &Tolerance{RTol: tol.RTol, ATol: tol.ATol, NoAbsRel: tol.NoAbsRel}
+			if tol.UseULP {
+				u := tol.ULP
+				o.Tolerance.ULP = &u
+			}
 		}
 		for _, t := range m.NearTies {
 			o.NearTies = append(o.NearTies, NearTie{Index: t.Index, Classes: t.Classes, Want: t.Want, Got: t.Got})

@@ -193,7 +193,14 @@ func properties(r *Report, scenario string) []junitProperty {
 		seeds["seed."+c.Function+"/b"+itoa(c.Batch)] = strconv.FormatUint(c.Seed, 10)
 		for _, o := range c.Outputs {
 			if o.Tolerance != nil {
-				tols["tolerance."+c.Function+"."+o.Name] = fmt.Sprintf("rtol=%g atol=%g", o.Tolerance.RTol, o.Tolerance.ATol)
+				text := fmt.Sprintf("rtol=%g atol=%g", o.Tolerance.RTol, o.Tolerance.ATol)
+				if o.Tolerance.NoAbsRel {
+					text = ""
+				}
+				if o.Tolerance.ULP != nil {
+					text = strings.TrimSpace(text + fmt.Sprintf(" ulp=%d", *o.Tolerance.ULP))
+				}
+				tols["tolerance."+c.Function+"."+o.Name] = text
 			}
 		}
 	}

@@ -75,6 +75,12 @@ type Timing struct {
 type Tolerance struct {
 	RTol float64 `json:"rtol"`
 	ATol float64 `json:"atol"`
+	// ULP, when set, is the output's ULP bound (//rx:tolerance OUT ulp=N):
+	// at most that many float32 units in the last place from the oracle's
+	// value rounded to float32. NoAbsRel says rtol and atol were not
+	// given, so only the ULP bound applies.
+	ULP      *int64 `json:"ulp,omitempty"`
+	NoAbsRel bool   `json:"ulp_only,omitempty"`
 }
 
 // Output is the comparison of one output of a case with its reference.

@@ -83,7 +83,7 @@ var _ = Describe("rxeq", Label("e2e"), func() {
 		jsonPath, junitPath, dump := filepath.Join(dir, "r.json"), filepath.Join(dir, "r.xml"), filepath.Join(dir, "dump")
 		code, out, errOut := rxeq("run", "--json", jsonPath, "--junit", junitPath, "--dump", dump)
 		Expect(code).To(Equal(0), out+errOut)
-		Expect(out).To(MatchRegexp(`165 passed, 0 failed, 0 errors; locks 4/4 held`))
+		Expect(out).To(MatchRegexp(`183 passed, 0 failed, 0 errors; locks 4/4 held`))
 		Expect(out).To(MatchRegexp(`reference-scoring\s+score_linear\s+128\s+native\s+native\s+PASS`))
 
 		f, err := os.Open(jsonPath)
@@ -91,7 +91,7 @@ var _ = Describe("rxeq", Label("e2e"), func() {
 		defer f.Close()
 		rep, err := reports.ReadJSON(f)
 		Expect(err).NotTo(HaveOccurred())
-		Expect(rep.Cases).To(HaveLen(165))
+		Expect(rep.Cases).To(HaveLen(183))
 		Expect(rep.Locks).To(HaveLen(4))
 		Expect(rep.Compiler).NotTo(BeEmpty())
 
@@ -126,7 +126,7 @@ var _ = Describe("rxeq", Label("e2e"), func() {
 				seen[c.Scenario+"/"+c.Name()]++
 			}
 		}
-		Expect(seen).To(HaveLen(110))
+		Expect(seen).To(HaveLen(122))
 		for name, n := range seen {
 			Expect(n).To(Equal(1), name)
 		}
