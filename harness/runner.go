@@ -447,6 +447,10 @@ func (r *runner) runGroup(ctx context.Context, g *group) {
 			c.Status, c.Message = StatusError, run.err.Error()
 			continue
 		}
+		if ei != 0 && errors.Is(run.err, ErrUnserved) {
+			c.Status, c.Message, c.Error = StatusSkip, run.err.Error(), ""
+			continue
+		}
 		tc := time.Now()
 		if ei == 0 {
 			c.Status = StatusPass

@@ -52,6 +52,10 @@ const (
 	// run timed out, was cancelled or never started (ErrNotRun), or the
 	// oracle failed without an //rx:expect-error.
 	StatusError Status = "error"
+	// StatusSkip: the executor does not serve the function (an external
+	// executor's Run returned an error wrapping ErrUnserved); Message
+	// gives its reason. A skipped case is neither a pass nor a failure.
+	StatusSkip Status = "skip"
 )
 
 // Shard selects a deterministic part of the cases: the groups of cases
@@ -288,10 +292,11 @@ type Result struct {
 	Wall         time.Duration
 }
 
-// OK reports whether every case passed and every lock held.
+// OK reports whether every case passed (or was skipped) and every lock
+// held.
 func (r *Result) OK() bool {
 	for _, c := range r.Cases {
-		if c.Status != StatusPass {
+		if c.Status != StatusPass && c.Status != StatusSkip {
 			return false
 		}
 	}
@@ -303,7 +308,8 @@ func (r *Result) OK() bool {
 	return true
 }
 
-// Counts returns how many cases passed, failed and errored.
+// Counts returns how many cases passed, failed and errored (skipped cases
+// are in none of them; see Skipped).
 func (r *Result) Counts() (pass, fail, errored int) {
 	for _, c := range r.Cases {
 		switch c.Status {
@@ -311,9 +317,21 @@ func (r *Result) Counts() (pass, fail, errored int) {
 			pass++
 		case StatusFail:
 			fail++
+		case StatusSkip:
 		default:
 			errored++
 		}
 	}
 	return pass, fail, errored
+}
+
+// Skipped returns how many cases were skipped.
+func (r *Result) Skipped() int {
+	n := 0
+	for _, c := range r.Cases {
+		if c.Status == StatusSkip {
+			n++
+		}
+	}
+	return n
 }

@@ -38,6 +38,7 @@ type runFlags struct {
 	compileTimeout    time.Duration
 	isolate           bool
 	maxMemory         *memoryFlag
+	external          executorSpecs // --executor NAME=COMMAND
 }
 
 func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -46,7 +47,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&rf.json, "json", "", "write the JSON report (rxeq.report/v1) to `FILE`")
 	fs.StringVar(&rf.junit, "junit", "", "write the JUnit XML report to `FILE`")
 	fs.StringVar(&rf.dump, "dump", "", "write every case's inputs and outputs as .npy files with a manifest.json under `DIR`")
-	fs.StringVar(&rf.backends, "backend", "", "comma-separated executors to report: oracle, fallback, native (default all)")
+	fs.StringVar(&rf.backends, "backend", "", "comma-separated executors to report: oracle, fallback, native and --executor names (default all)")
 	fs.StringVar(&rf.batches, "batch", "", "comma-separated batch sizes replacing each scenario's //rx:batches")
 	fs.StringVar(&rf.seed, "seed", "", "seed replacing each scenario's //rx:seed")
 	fs.StringVar(&rf.shard, "shard", "", "run shard `i/n` of the cases (n jobs cover every case once)")
@@ -56,6 +57,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.DurationVar(&rf.compileTimeout, "compile-timeout", native.DefaultCompileTimeout, "timeout of one C compiler run (the compiler and its children are killed)")
 	rf.maxMemory = maxMemory(fs)
 	fs.BoolVar(&rf.isolate, "isolate", false, "run native code in a worker process: a crash or hang fails that case and the run goes on")
+	fs.Var(&rf.external, "executor", "add an external executor `NAME=COMMAND` speaking rxeq.executor/v1 (repeatable; see docs/executor-protocol.md)")
 	if err := fs.Parse(args); err != nil {
 		return exitUsage
 	}
@@ -64,6 +66,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "rxeq run: %v\n", err)
 		return exitUsage
 	}
+	defer closeExecutors(opts.Executors)
 	files, ok := loadPrograms(fs.Args(), true, stderr)
 	if !ok {
 		return exitUsage
@@ -170,6 +173,21 @@ func (rf runFlags) options() (harness.Options, error) {
 			opts.CaseTimeout = rf.timeout + isolateGrace
 		}
 	}
+	if len(rf.external) > 0 {
+		// As under --isolate: each external executor's own timeout kills
+		// and restarts it before the case timeout gives up on the case.
+		ext, _, err := rf.external.start(rf.timeout)
+		if err != nil {
+			return opts, err
+		}
+		if opts.Executors == nil {
+			opts.Executors = harness.DefaultExecutors(mode)
+		}
+		opts.Executors = append(opts.Executors, ext...)
+		if rf.timeout > 0 {
+			opts.CaseTimeout = rf.timeout + isolateGrace
+		}
+	}
 	return opts, nil
 }
 
@@ -232,7 +250,11 @@ func printTable(w io.Writer, res *harness.Result) {
 			locksOK++
 		}
 	}
-	fmt.Fprintf(w, "\n%d passed, %d failed, %d errors; locks %d/%d held; %s\n", pass, fail, errored, locksOK, len(res.Locks), res.Wall.Round(time.Millisecond))
+	skipped := ""
+	if n := res.Skipped(); n > 0 {
+		skipped = fmt.Sprintf(", %d skipped", n)
+	}
+	fmt.Fprintf(w, "\n%d passed, %d failed, %d errors%s; locks %d/%d held; %s\n", pass, fail, errored, skipped, locksOK, len(res.Locks), res.Wall.Round(time.Millisecond))
 }
 
 // printFailures prints the full message of every case and lock that did

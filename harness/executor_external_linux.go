@@ -1,0 +1,10 @@
+package harness
+
+import "syscall"
+
+// externalSysProcAttr puts an external executor in its own process group,
+// so a timeout kills it and whatever it started, and kills it when rxeq
+// dies.
+func externalSysProcAttr() *syscall.SysProcAttr {
+	return &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+}
