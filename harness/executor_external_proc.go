@@ -3,6 +3,7 @@ package harness
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -79,9 +80,16 @@ func startExtProc(ctx context.Context, name string, argv, env []string, dir stri
 	if err == nil && m.Protocol != ExecutorProtocol {
 		err = fmt.Errorf("%w: %s speaks %q, want %q", ErrProtocol, name, m.Protocol, ExecutorProtocol)
 	}
+	if err == nil && len(m.FunctionsRaw) > 0 && string(m.FunctionsRaw) != "null" {
+		if jerr := json.Unmarshal(m.FunctionsRaw, &m.Functions); jerr != nil {
+			err = fmt.Errorf("%w: %s: the hello's functions are not a list of names: %s", ErrProtocol, name, m.FunctionsRaw)
+		} else if m.Functions == nil {
+			m.Functions = []string{}
+		}
+	}
 	if err != nil {
 		p.kill()
-		return nil, fmt.Errorf("%w: %s (%s) did not start: %w", ErrExternalStart, name, strings.Join(argv, " "), err)
+		return nil, fmt.Errorf("%w: %s (%s): %w", ErrExternalStart, name, strings.Join(argv, " "), err)
 	}
 	p.hello = m
 	return p, nil

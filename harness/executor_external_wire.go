@@ -108,9 +108,12 @@ type inMsg struct {
 	ID   *uint64 `json:"id"`
 
 	// hello
-	Protocol  string   `json:"protocol"`
-	Name      string   `json:"name"`
-	Functions []string `json:"functions"` // nil: every function, decided per program
+	Protocol string `json:"protocol"`
+	Name     string `json:"name"`
+	// FunctionsRaw is the hello's list of functions (absent or null:
+	// every function, decided per program), decoded into Functions.
+	FunctionsRaw json.RawMessage `json:"functions"`
+	Functions    []string        `json:"-"`
 
 	// ready
 	Unserved map[string]string `json:"unserved"`
@@ -123,6 +126,8 @@ type inMsg struct {
 	Kind    string `json:"kind"`
 	Message string `json:"message"`
 
+	// raw is the header as it came.
+	raw []byte
 	// decoded holds the result's tensors (nil entries for dtypes rxeq
 	// does not know, whose bytes were skipped), parallel to Tensors.
 	decoded []*tensor.Tensor
@@ -267,7 +272,7 @@ func readFrame(r *bufio.Reader, maxPayload int64) (*inMsg, error) {
 	if _, err := io.ReadFull(r, h); err != nil {
 		return nil, err
 	}
-	var m inMsg
+	m := inMsg{raw: h}
 	dec := json.NewDecoder(bytes.NewReader(h))
 	if err := dec.Decode(&m); err != nil {
 		return nil, violation("garbage on stdout: the header after length %d is not a JSON message (%v): %s", size, err, quoteBytes(h))
