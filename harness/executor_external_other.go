@@ -2,10 +2,16 @@
 
 package harness
 
-import "syscall"
+import (
+	"os"
+	"syscall"
+)
 
 // externalSysProcAttr puts an external executor in its own process group,
 // so a timeout kills it and whatever it started.
 func externalSysProcAttr() *syscall.SysProcAttr {
 	return &syscall.SysProcAttr{Setpgid: true}
 }
+
+// growPipe leaves the pipe's buffer as it is outside Linux.
+func growPipe(*os.File) {}

@@ -50,6 +50,8 @@ func startExtProc(ctx context.Context, name string, argv, env []string, dir stri
 		inW.Close()
 		return nil, fmt.Errorf("%w: %s: %v", ErrExternalStart, name, err)
 	}
+	growPipe(inW)
+	growPipe(outR)
 	p := &extProc{name: name, stdin: inW, stdout: outR, stderr: &stderrTail{max: 4096}, done: make(chan struct{}),
 		prepared: map[int]map[string]string{}, maxPay: maxPayload}
 	p.cmd = exec.Command(argv[0], argv[1:]...)
