@@ -333,6 +333,9 @@ func (c *Checker) Check(ctx context.Context, src []byte) (*Report, error) {
 				if err := ctx.Err(); err != nil {
 					return nil, err
 				}
+				if errors.Is(gotErr, harness.ErrUnserved) {
+					continue // an external executor that does not serve fn: nothing to compare
+				}
 				base := Finding{Reference: ref.Name(), Executor: e.Name(), Func: fn.Name, Batch: batch}
 				found := compareRun(base, fn, want, wantErr, got, gotErr, tols, classes)
 				if mismatched := mismatchedOutputs(found); len(mismatched) > 0 && c.noiseRuns() > 0 {

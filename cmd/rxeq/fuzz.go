@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -28,8 +29,9 @@ type fuzzRun struct {
 	limit    time.Duration // --time; 0 means no time bound
 	cfg      fuzz.Config
 	checker  *fuzz.Checker
-	out      string // --out
-	execList string // the --executors value, for the rerun command
+	out      string        // --out
+	execList string        // the --executors value, for the rerun command
+	external executorSpecs // --executor NAME=COMMAND
 	isolate  bool
 	term     bool // progress on a terminal
 	reducer  fuzz.Reducer
@@ -73,7 +75,8 @@ func cmdFuzz(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.Uint64Var(&r.seed, "seed", 1, "seed of the first program (program i has seed N+i)")
 	fs.IntVar(&r.count, "count", 0, "programs to run (default 100 without --time)")
 	fs.DurationVar(&r.limit, "time", 0, "run until this much time has passed (with --count: whichever comes first)")
-	fs.StringVar(&r.execList, "executors", "oracle,fallback,native", "comma-separated executors: oracle (the reference) and fallback, native")
+	fs.StringVar(&r.execList, "executors", "oracle,fallback,native", "comma-separated executors: oracle (the reference) and fallback, native, --executor names")
+	fs.Var(&r.external, "executor", "define an external executor `NAME=COMMAND` speaking rxeq.executor/v1, to name in --executors (repeatable)")
 	fs.StringVar(&r.out, "out", "rxeq-findings", "directory for the reproducers")
 	fs.BoolVar(&r.isolate, "isolate", true, "run native code in a worker process (a crash fails that program, the run goes on)")
 	fs.IntVar(&r.cfg.MaxFuncs, "max-funcs", 0, "most functions per program (default 3)")
@@ -114,11 +117,12 @@ func cmdFuzz(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return exitFail
 	}
 	defer cleanup()
-	checker, err := buildChecker(r.execList, nativeSetup{isolate: r.isolate, cacheDir: cache, timeout: *timeout})
+	checker, err := buildChecker(r.execList, nativeSetup{isolate: r.isolate, cacheDir: cache, timeout: *timeout, external: r.external})
 	if err != nil {
 		fmt.Fprintf(stderr, "rxeq fuzz: %v\n", err)
 		return exitUsage
 	}
+	defer closeExecutors(checker.Executors)
 	checker.NoiseRuns = noiseRuns(*noise)
 	checker.Tolerance = tol
 	checker.MaxMemory = mem.resolve()
@@ -163,6 +167,7 @@ type nativeSetup struct {
 	isolate  bool          // in a worker process
 	cacheDir string        // "" for $RXEQ_CACHE or the user's cache
 	timeout  time.Duration // one isolated run; 0 for isolate.DefaultTimeout
+	external executorSpecs // executors --executors may name besides the built-in ones
 }
 
 // buildChecker turns --executors into a checker: the oracle is always the
@@ -188,7 +193,19 @@ func buildChecker(list string, ns nativeSetup) (*fuzz.Checker, error) {
 				c.Executors = append(c.Executors, harness.NativeExecutor{Options: opts})
 			}
 		default:
-			return nil, fmt.Errorf("unknown executor %q (want oracle, fallback, native)", name)
+			i := slices.IndexFunc(ns.external, func(o harness.ExternalOptions) bool { return o.Name == name })
+			if i < 0 {
+				closeExecutors(c.Executors)
+				return nil, fmt.Errorf("unknown executor %q (want oracle, fallback, native, or a name defined with --executor)", name)
+			}
+			o := ns.external[i]
+			o.Timeout = ns.timeout
+			e, err := harness.NewExternalExecutor(o)
+			if err != nil {
+				closeExecutors(c.Executors)
+				return nil, err
+			}
+			c.Executors = append(c.Executors, e)
 		}
 	}
 	if len(c.Executors) == 0 {
@@ -335,7 +352,7 @@ func (r *fuzzRun) save(ctx context.Context, p fuzz.Program, f fuzz.Finding) (str
 		return "", fmt.Errorf("saving seed %d: %w", p.Seed, err)
 	}
 	base := filepath.Join(r.out, fmt.Sprintf("seed-%d", p.Seed))
-	rerun := fmt.Sprintf("rxeq fuzz --seed %d --count 1 --executors %s", p.Seed, r.execList)
+	rerun := fmt.Sprintf("rxeq fuzz --seed %d --count 1 --executors %s%s", p.Seed, r.execList, r.external.flags())
 	if !r.isolate {
 		rerun += " --isolate=false"
 	}
@@ -356,7 +373,7 @@ func (r *fuzzRun) save(ctx context.Context, p fuzz.Program, f fuzz.Finding) (str
 	}
 	rerun += shared
 	check := func(file string) string {
-		s := "rxeq reduce --executors " + r.execList
+		s := "rxeq reduce --executors " + r.execList + r.external.flags()
 		if !r.isolate {
 			s += " --isolate=false"
 		}
@@ -442,7 +459,9 @@ func firstLine(s string) string {
 // cmdReduce is `rxeq reduce [--executors …] [--write] FILE`.
 func cmdReduce(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("reduce", "[flags] FILE", stderr)
-	execList := fs.String("executors", "oracle,fallback,native", "comma-separated executors: oracle (the reference) and fallback, native")
+	execList := fs.String("executors", "oracle,fallback,native", "comma-separated executors: oracle (the reference) and fallback, native, --executor names")
+	var external executorSpecs
+	fs.Var(&external, "executor", "define an external executor `NAME=COMMAND` speaking rxeq.executor/v1, to name in --executors (repeatable)")
 	isolated := fs.Bool("isolate", true, "run native code in a worker process")
 	write := fs.Bool("write", false, "write FILE.reduced.rx instead of printing the reduced program")
 	var red fuzz.Reducer
@@ -466,11 +485,12 @@ func cmdReduce(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		return exitFail
 	}
 	defer cleanup()
-	checker, err := buildChecker(*execList, nativeSetup{isolate: *isolated, cacheDir: cache, timeout: *timeout})
+	checker, err := buildChecker(*execList, nativeSetup{isolate: *isolated, cacheDir: cache, timeout: *timeout, external: external})
 	if err != nil {
 		fmt.Fprintf(stderr, "rxeq reduce: %v\n", err)
 		return exitUsage
 	}
+	defer closeExecutors(checker.Executors)
 	checker.NoiseRuns = noiseRuns(*noise)
 	checker.Tolerance = tol
 	checker.MaxMemory = mem.resolve()
