@@ -1,0 +1,82 @@
+package rxginkgo
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/onsi/ginkgo/v2"
+
+	"github.com/rextio/rxeq/harness"
+)
+
+// Executor returns an external executor (a program speaking
+// rxeq.executor/v1, such as a PyTorch module behind
+// python/rxeq_executor.py) from "NAME=COMMAND", the syntax of `rxeq run
+// --executor`. Its process starts with the first case and serves every
+// entry; stop it when the suite ends:
+//
+//	var pytorch = rxginkgo.MustExecutor("pytorch=/usr/bin/python3 python/rxeq_executor.py examples/python/torch_scoring.py")
+//	var _ = AfterSuite(func() { pytorch.Close() })
+//	var _ = Describe("my scorers", func() {
+//		rxginkgo.TableWith("agree with my PyTorch code", rxginkgo.WithExecutors(pytorch), "testdata/scorers")
+//	})
+func Executor(spec string) (*harness.ExternalExecutor, error) {
+	o, err := harness.ParseExternalSpec(spec)
+	if err != nil {
+		return nil, err
+	}
+	return harness.NewExternalExecutor(o)
+}
+
+// MustExecutor is Executor for use at suite construction: a bad spec
+// panics, which ginkgo reports.
+func MustExecutor(spec string) *harness.ExternalExecutor {
+	e, err := Executor(spec)
+	if err != nil {
+		panic(fmt.Sprintf("rxginkgo: %v", err))
+	}
+	return e
+}
+
+// WithExecutors returns options that compare the built-in fallback and
+// native executors and the given ones with the oracle.
+func WithExecutors(execs ...harness.Executor) harness.Options {
+	return harness.Options{Executors: append(harness.DefaultExecutors(0), execs...)}
+}
+
+// EntriesWith is Entries whose cases run with opts (see Case.Options).
+func EntriesWith(opts harness.Options, paths ...string) ([]ginkgo.TableEntry, error) {
+	files, err := load(paths)
+	if err != nil {
+		return nil, err
+	}
+	return entries(files, opts), nil
+}
+
+// TableWith is Table whose cases run with opts, for example
+// WithExecutors(an external executor).
+func TableWith(description string, opts harness.Options, paths ...string) bool {
+	es, err := EntriesWith(opts, paths...)
+	if err != nil {
+		panic(fmt.Sprintf("rxginkgo: %v", err))
+	}
+	args := []any{AssertCase}
+	for _, e := range es {
+		args = append(args, e)
+	}
+	return ginkgo.DescribeTable(description, args...)
+}
+
+// SkipReason returns why res has skipped cases (an executor that does not
+// serve a function), one line per case, or "" when none was skipped.
+// AssertCase skips its spec with it, so an entry whose executor did not
+// run is never reported as passed.
+func SkipReason(res *harness.Result) string {
+	var lines []string
+	for _, c := range res.Cases {
+		if c.Status == harness.StatusSkip {
+			lines = append(lines, c.Name()+": "+c.Message)
+		}
+	}
+	return strings.Join(lines, "\n")
+}
