@@ -78,6 +78,20 @@ var _ = Describe("the Python adapter", Label("python"), func() {
 		Entry("PyTorch eager", "pytorch", "../examples/python/torch_scoring.py", "numpy", "torch"),
 	)
 
+	It("runs the protocol document's one-page executor (standard library only)", func() {
+		needPython()
+		script, err := filepath.Abs("../examples/python/minimal_executor.py")
+		Expect(err).NotTo(HaveOccurred())
+		e, err := harness.NewExternalExecutor(harness.ExternalOptions{Name: "minimal", Command: []string{systemPython, script}})
+		Expect(err).NotTo(HaveOccurred())
+		DeferCleanup(e.Close)
+		res, err := harness.Run(context.Background(), loadRx("testdata/echo.rx"),
+			harness.Options{Executors: []harness.Executor{e}, Batches: []int{1, 1000}})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(byExecutor(res.Cases, "minimal")).To(HaveLen(2))
+		Expect(res.OK()).To(BeTrue(), "%+v", res.Cases)
+	})
+
 	It("reports a function that writes into its input as a failure naming the input", func() {
 		needPython("numpy")
 		e := pythonExecutor("mutating", "testdata/python/mutating.py")
