@@ -475,7 +475,8 @@ func (p *extPrepared) Run(ctx context.Context, fn string, inputs map[string]*ten
 		b := leBytes(t)
 		payloads = append(payloads, b)
 		sums[prm.Name] = crc32.ChecksumIEEE(b)
-		msg.Tensors = append(msg.Tensors, wireTensor{Name: prm.Name, DType: t.DType.String(), Shape: t.Shape, NBytes: int64(len(b))})
+		shape := append([]int{}, t.Shape...) // a scalar's is [], not null
+		msg.Tensors = append(msg.Tensors, wireTensor{Name: prm.Name, DType: t.DType.String(), Shape: shape, NBytes: int64(len(b))})
 	}
 	err = p.e.call(ctx, func(ctx context.Context, proc *extProc) error {
 		proc.nextID++

@@ -177,7 +177,7 @@ def read_message(f):
     for t in header.get("tensors") or []:
         buf = _read_exact(f, int(t["nbytes"]))
         dt = np.dtype(t["dtype"]).newbyteorder("<")
-        arr = np.frombuffer(buf, dtype=dt).reshape(t["shape"])
+        arr = np.frombuffer(buf, dtype=dt).reshape(tuple(t["shape"] or ()))
         tensors.append((t["name"], arr, buf))
     return header, tensors
 
