@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The README's main job: run the built-in catalog through the oracle, the
 # fallback interpreter and the forced-native backend, with the source locks,
-# and write the JSON and JUnit reports (validated against the JUnit schema).
+# and write the JSON and JUnit reports (validated against the JUnit schema);
+# then the reference scenario through the Python executor examples too.
 # Usage: bash ci/catalog.sh [OUTDIR]   (default: ./rxeq-out)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -15,3 +16,16 @@ xmllint --noout --schema reports/testdata/junit-10.xsd "$out/junit.xml"
 # of which has to be reported.
 "$out/rxeq" selftest
 echo "reports: $out/report.json $out/junit.xml"
+
+# The reference scenario (and the runtime-error one) through the oracle,
+# fallback, native and the two Python examples, external executors over
+# rxeq.executor/v1 on Debian's python3 with NumPy and PyTorch.
+"$out/rxeq" run --json "$out/python-report.json" --junit "$out/python-junit.xml" \
+  --executor numpy='/usr/bin/python3 python/rxeq_executor.py examples/python/numpy_scoring.py' \
+  --executor pytorch='/usr/bin/python3 python/rxeq_executor.py examples/python/torch_scoring.py' \
+  scenarios/reference.rx scenarios/error.rx
+xmllint --noout --schema reports/testdata/junit-10.xsd "$out/python-junit.xml"
+if grep -q '"status": *"skip"' "$out/python-report.json"; then
+  echo "a Python example did not serve a function of the reference scenario"; exit 1
+fi
+echo "reports: $out/python-report.json $out/python-junit.xml"

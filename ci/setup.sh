@@ -1,15 +1,19 @@
 #!/usr/bin/env bash
 # Installs what rxeq needs on a fresh Debian machine with Go: a C compiler
-# (the native backend) and xmllint (JUnit validation). Sourced by the other
-# scripts; a no-op when both are present.
+# (the native backend), xmllint (JUnit validation), and NumPy and PyTorch
+# for Debian's /usr/bin/python3 (the Python executor examples). Sourced by
+# the other scripts; a no-op when all are present. apt waits up to ten
+# minutes for a lock another installer holds instead of failing.
 need=()
 command -v cc >/dev/null 2>&1 || need+=(gcc libc6-dev)
 command -v xmllint >/dev/null 2>&1 || need+=(libxml2-utils)
+/usr/bin/python3 -c 'import numpy' >/dev/null 2>&1 || need+=(python3-numpy)
+/usr/bin/python3 -c 'import torch' >/dev/null 2>&1 || need+=(python3-torch)
 if [ ${#need[@]} -gt 0 ]; then
   echo "== installing ${need[*]}"
   sudo=""
   [ "$(id -u)" = 0 ] || sudo=sudo
-  $sudo apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${need[@]}" >/dev/null
+  $sudo apt-get -o DPkg::Lock::Timeout=600 update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends "${need[@]}" >/dev/null
 fi
 export PATH="$PATH:/usr/local/go/bin:$(go env GOPATH 2>/dev/null || echo "$HOME/go")/bin"
