@@ -4,9 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"strings"
@@ -252,10 +250,4 @@ func (t *stderrTail) report() string {
 		return ""
 	}
 	return "\nexecutor stderr (tail):\n" + s
-}
-
-// isClosedPipe reports whether err is the write end of a pipe finding no
-// reader.
-func isClosedPipe(err error) bool {
-	return errors.Is(err, syscall.EPIPE) || errors.Is(err, io.ErrClosedPipe) || errors.Is(err, os.ErrClosed)
 }
