@@ -50,8 +50,10 @@ var (
 // Defaults of ExternalOptions.
 const (
 	// DefaultExternalTimeout bounds one prepare or run of an external
-	// executor.
-	DefaultExternalTimeout = 2 * time.Minute
+	// executor. It is below DefaultCaseTimeout, so that a hung executor
+	// is killed, its case fails with ErrExternalTimeout and the process is
+	// restarted before the runner gives up on the case.
+	DefaultExternalTimeout = time.Minute
 	// DefaultExternalStartTimeout bounds starting an external executor
 	// until its hello (importing a framework takes seconds).
 	DefaultExternalStartTimeout = time.Minute
@@ -230,15 +232,23 @@ func (e *ExternalExecutor) Name() string { return e.opts.Name }
 // Command returns the executor's argv.
 func (e *ExternalExecutor) Command() []string { return slices.Clone(e.opts.Command) }
 
-// Close stops the process (a close message, then SIGKILL after a grace
-// period). Prepare fails afterwards. Closing twice is a no-op.
+// Close stops the process: a close message, then SIGKILL after a grace
+// period; a process in the middle of a call is killed at once (that call
+// fails). Prepare and Run fail afterwards. Closing twice is a no-op.
 func (e *ExternalExecutor) Close() error {
 	e.mu.Lock()
 	p := e.proc
 	e.proc, e.closed = nil, true
 	e.mu.Unlock()
-	if p != nil {
+	if p == nil {
+		return nil
+	}
+	select {
+	case e.sem <- struct{}{}:
+		defer func() { <-e.sem }()
 		p.stop(2 * time.Second)
+	default:
+		p.kill()
 	}
 	return nil
 }
