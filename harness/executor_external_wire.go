@@ -337,17 +337,18 @@ func readFrame(r *bufio.Reader, maxPayload int64) (*inMsg, error) {
 	return &m, nil
 }
 
-// quoteBytes shows up to 60 bytes as a Go string literal, marked when cut.
+// quoteBytes shows up to 60 bytes as a Go string literal, marked when cut
+// and headed "text" when they are printable text, "bytes" otherwise.
 func quoteBytes(b []byte) string {
 	cut := ""
 	if len(b) > 60 {
 		b, cut = b[:60], "…"
 	}
-	s := fmt.Sprintf("%q%s", b, cut)
+	kind := "bytes"
 	if printable(b) {
-		s += " (text)"
+		kind = "text"
 	}
-	return s
+	return fmt.Sprintf("%s %q%s", kind, b, cut)
 }
 
 func printable(b []byte) bool {
