@@ -78,6 +78,12 @@ var _ = Describe("the Python adapter", Label("python"), func() {
 		Entry("PyTorch eager", "pytorch", "../examples/python/torch_scoring.py", "numpy", "torch"),
 	)
 
+	It("passes its own unit tests (Go's integer semantics, error texts, framing)", func() {
+		needPython("numpy")
+		out, err := exec.Command(systemPython, "-B", "-m", "unittest", "discover", "-s", "../python").CombinedOutput()
+		Expect(err).NotTo(HaveOccurred(), string(out))
+	})
+
 	It("runs the protocol document's one-page executor (standard library only)", func() {
 		needPython()
 		script, err := filepath.Abs("../examples/python/minimal_executor.py")

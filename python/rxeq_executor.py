@@ -190,7 +190,8 @@ def _as_array(name, v):
     a = np.asarray(v)
     if a.dtype.kind not in "biuf":
         raise RxeqError("", "output %s has dtype %s, not a number type" % (name, a.dtype))
-    a = np.ascontiguousarray(a)
+    if not a.flags.c_contiguous:
+        a = a.copy(order="C")  # not np.ascontiguousarray: it makes a scalar 1-d
     if a.dtype.byteorder == ">" or (a.dtype.byteorder == "=" and sys.byteorder == "big"):
         a = a.astype(a.dtype.newbyteorder("<"))
     return a
