@@ -1,0 +1,39 @@
+package fuzz_test
+
+import (
+	"context"
+	"fmt"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/rextio/rxeq/fuzz"
+	"github.com/rextio/rxeq/harness"
+	"github.com/rextio/rxeq/program"
+	"github.com/rextio/rxeq/program/ir"
+	"github.com/rextio/rxeq/tensor"
+)
+
+// servesNothing is an executor (like an external one for a user's module)
+// that serves none of a generated program's functions.
+type servesNothing struct{}
+
+func (servesNothing) Name() string { return "mine" }
+func (servesNothing) Prepare(context.Context, *program.File, *ir.Program) (harness.Prepared, error) {
+	return servesNothingPrepared{}, nil
+}
+
+type servesNothingPrepared struct{}
+
+func (servesNothingPrepared) Run(_ context.Context, fn string, _ map[string]*tensor.Tensor) (harness.Outcome, error) {
+	return harness.Outcome{Path: "mine"}, fmt.Errorf("%w: mine does not serve %s", harness.ErrUnserved, fn)
+}
+func (servesNothingPrepared) Close() error { return nil }
+
+var _ = Describe("a function an executor does not serve", func() {
+	It("is no finding: there is nothing to compare", func() {
+		rep, err := fuzz.Check(context.Background(), []byte(twoFuncs), servesNothing{}, harness.FallbackExecutor{})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(rep.Findings).To(BeEmpty())
+	})
+})
