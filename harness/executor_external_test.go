@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"strings"
+	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -82,14 +83,23 @@ var _ = Describe("an external executor", func() {
 		Expect(out.Outputs).To(HaveKey("y"))
 	})
 
-	It("kills a process that answers after its context ends, and the next call gets a new one", func() {
+	It("kills a process that has not answered when the context ends, and the next call gets a new one", func() {
 		pr := tinyPrepared(fake("hang", "lin"))
-		ctx, cancel := context.WithCancel(context.Background())
-		cancel()
+		ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+		defer cancel()
 		_, err := pr.Run(ctx, "lin", tinyInputs("lin", 1))
-		Expect(errors.Is(err, context.Canceled)).To(BeTrue(), "%v", err)
+		Expect(errors.Is(err, context.DeadlineExceeded)).To(BeTrue(), "%v", err)
+		Expect(err.Error()).To(ContainSubstring("fake killed while waiting for the result of lin"))
 		_, err = pr.Run(context.Background(), "sq", tinyInputs("sq", 1))
 		Expect(err).NotTo(HaveOccurred())
+	})
+
+	It("fails a call whose context has already ended without sending it", func() {
+		pr := tinyPrepared(fake("ok", ""))
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		_, err := pr.Run(ctx, "sq", tinyInputs("sq", 1))
+		Expect(errors.Is(err, context.Canceled)).To(BeTrue(), "%v", err)
 	})
 
 	It("checks the inputs at the call boundary with the shared texts, before the process sees them", func() {
@@ -108,7 +118,7 @@ var _ = Describe("an external executor", func() {
 				var err error
 				e, err = harness.NewExternalExecutor(harness.ExternalOptions{Name: "fake", Command: e.Command(),
 					Env:     []string{harness.FakeExecutorEnv + "=hang", harness.FakeBadFuncEnv + "=lin"},
-					Timeout: 200e6})
+					Timeout: 200 * time.Millisecond})
 				Expect(err).NotTo(HaveOccurred())
 				DeferCleanup(e.Close)
 			}
