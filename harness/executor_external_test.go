@@ -85,7 +85,7 @@ var _ = Describe("an external executor", func() {
 
 	It("kills a process that has not answered when the context ends, and the next call gets a new one", func() {
 		pr := tinyPrepared(fake("hang", "lin"))
-		ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 		defer cancel()
 		_, err := pr.Run(ctx, "lin", tinyInputs("lin", 1))
 		Expect(errors.Is(err, context.DeadlineExceeded)).To(BeTrue(), "%v", err)
@@ -118,7 +118,7 @@ var _ = Describe("an external executor", func() {
 				var err error
 				e, err = harness.NewExternalExecutor(harness.ExternalOptions{Name: "fake", Command: e.Command(),
 					Env:     []string{harness.FakeExecutorEnv + "=hang", harness.FakeBadFuncEnv + "=lin"},
-					Timeout: 200 * time.Millisecond})
+					Timeout: time.Second})
 				Expect(err).NotTo(HaveOccurred())
 				DeferCleanup(e.Close)
 			}
@@ -140,7 +140,7 @@ var _ = Describe("an external executor", func() {
 			}
 		},
 		Entry("a crash", "crash", "external executor crashed: fake", "exit status 3", "crashing on purpose"),
-		Entry("a hang", "hang", "external executor timed out: fake gave no answer within 200ms while waiting for the result of lin (killed)"),
+		Entry("a hang", "hang", "external executor timed out: fake gave no answer within 1s while waiting for the result of lin (killed)"),
 		Entry("text on stdout", "garbage", "executor protocol violation", "garbage on stdout", `"debu`, "Is something printing to stdout?"),
 		Entry("an answer to another request", "badid", "executor protocol violation", "answered request"),
 		Entry("a message of the wrong type", "badtype", "executor protocol violation", `sent a "ready" message while rxeq waited for the result of lin`),
