@@ -53,7 +53,11 @@ import sys
 import traceback
 import zlib
 
-import numpy as np
+try:
+    import numpy as np
+except ImportError as e:  # say which python this is, and what to do
+    sys.exit("rxeq_executor.py needs NumPy, and %s cannot import it (%s): run the adapter with a Python "
+             "that has NumPy, e.g. Debian's /usr/bin/python3 with python3-numpy" % (sys.executable, e))
 
 PROTOCOL = "rxeq.executor/v1"
 
