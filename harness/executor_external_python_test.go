@@ -98,6 +98,16 @@ var _ = Describe("the Python adapter", Label("python"), func() {
 		Expect(res.OK()).To(BeTrue(), "%+v", res.Cases)
 	})
 
+	It("keeps what the module prints off the protocol stream", func() {
+		needPython("numpy")
+		e := pythonExecutor("chatty", "testdata/python/chatty.py")
+		res, err := harness.Run(context.Background(), loadRx("testdata/echo.rx"),
+			harness.Options{Executors: []harness.Executor{e}, Batches: []int{1, 3}})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(byExecutor(res.Cases, "chatty")).To(HaveLen(2))
+		Expect(res.OK()).To(BeTrue(), "%+v", res.Cases)
+	})
+
 	It("reports a function that writes into its input as a failure naming the input", func() {
 		needPython("numpy")
 		e := pythonExecutor("mutating", "testdata/python/mutating.py")
