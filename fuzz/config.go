@@ -132,6 +132,7 @@ const (
 	FeatEarlyResults                      // results assigned early and used as variables
 	FeatRank3                             // rank-3 parameters
 	FeatNaN                               // Sqrt and Log of raw parameters: NaN and -Inf where inputs are negative or zero
+	FeatSpecials                          // edge(specials) inputs: NaN, ±Inf, ±0 and subnormals among ordinary values
 
 	featEnd
 	// AllFeatures is every feature.
@@ -142,7 +143,7 @@ var featureNames = []string{
 	"matmul", "transpose", "tanh", "exp", "log", "sigmoid", "relu", "abs", "sqrt", "maxmin",
 	"softmax", "logsoftmax", "reduce", "keepdims", "argmax", "submuldiv", "neg", "literals",
 	"for", "forparam", "if", "elseif", "intlocals", "reassign", "compound", "returnvalues",
-	"edgeinputs", "mayfail", "wrap", "earlyresults", "rank3", "nan",
+	"edgeinputs", "mayfail", "wrap", "earlyresults", "rank3", "nan", "specials",
 }
 
 // ParseFeatures reads a comma-separated list of feature names, as

@@ -147,6 +147,12 @@ func (g *gen) constFor(v int64) string {
 
 // distribution picks a float input distribution and its magnitude bound.
 func (g *gen) distribution() (string, float64) {
+	if g.has(FeatSpecials) && g.chance(6) {
+		// NaN and ±Inf propagate as such; the finite values are at most
+		// 2.5 or normal(0, 2) draws, so the finite bound is that of the
+		// other distributions.
+		return "edge(specials)", 8
+	}
 	if g.has(FeatEdgeInputs) && g.chance(5) {
 		switch g.rng.IntN(4) {
 		case 0:

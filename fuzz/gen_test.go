@@ -138,3 +138,21 @@ var _ = Describe("Generate", func() {
 		Expect(cfg).To(Equal(fuzz.Config{}))
 	})
 })
+
+var _ = Describe("special-value inputs", func() {
+	It("draws edge(specials) inputs only with the specials feature", func() {
+		with, without := 0, 0
+		for seed := uint64(0); seed < 400; seed++ {
+			src := string(fuzz.Generate(seed, fuzz.Config{Features: fuzz.AllFeatures}).Source)
+			if strings.Contains(src, "edge(specials)") {
+				with++
+			}
+			src = string(fuzz.Generate(seed, fuzz.Config{Features: fuzz.AllFeatures &^ fuzz.FeatSpecials}).Source)
+			if strings.Contains(src, "edge(specials)") {
+				without++
+			}
+		}
+		Expect(with).To(BeNumerically(">", 40))
+		Expect(without).To(BeZero())
+	})
+})
