@@ -56,7 +56,7 @@ func Generate(seed uint64, cfg Config) Program {
 	return Program{Source: render(hdr.String(), file), Seed: seed, Config: cfg, Features: feat}
 }
 
-var batchLists = []string{"1 3 8", "1 3", "1 8", "3", "1 2 5", "2 7"}
+var batchLists = []string{"1 3 8", "1 3", "1 8", "3", "1 2 5", "2 7", "1 9 17", "33"}
 
 // render prints header lines, then the file (which must carry no
 // comments). go/printer's output is gofmt's format (a test checks that

@@ -120,6 +120,10 @@ func (g *fnGen) params() []*ast.Field {
 		size := int64(2 + g.rng.IntN(5))
 		if g.chance(12) {
 			size = 1
+		} else if g.chance(10) {
+			// Sizes past one vector of 4, 8 or 16 floats with a tail, so
+			// vectorised kernels run both their main and their tail loops.
+			size = pickOf(g.gen, []int64{9, 17, 33})
 		}
 		d := dim{size: size}
 		if g.chance(2) {
