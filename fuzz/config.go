@@ -133,6 +133,7 @@ const (
 	FeatRank3                             // rank-3 parameters
 	FeatNaN                               // Sqrt and Log of raw parameters: NaN and -Inf where inputs are negative or zero
 	FeatSpecials                          // edge(specials) inputs: NaN, ±Inf, ±0 and subnormals among ordinary values
+	FeatClassSteer                        // Argmax of a rank-1 float parameter as an int64 value that steers control flow
 
 	featEnd
 	// AllFeatures is every feature.
@@ -143,7 +144,7 @@ var featureNames = []string{
 	"matmul", "transpose", "tanh", "exp", "log", "sigmoid", "relu", "abs", "sqrt", "maxmin",
 	"softmax", "logsoftmax", "reduce", "keepdims", "argmax", "submuldiv", "neg", "literals",
 	"for", "forparam", "if", "elseif", "intlocals", "reassign", "compound", "returnvalues",
-	"edgeinputs", "mayfail", "wrap", "earlyresults", "rank3", "nan", "specials",
+	"edgeinputs", "mayfail", "wrap", "earlyresults", "rank3", "nan", "specials", "classsteer",
 }
 
 // ParseFeatures reads a comma-separated list of feature names, as

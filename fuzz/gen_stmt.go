@@ -238,6 +238,22 @@ func (g *fnGen) intExpr(d int) ast.Expr {
 func (g *fnGen) intLeaf() ast.Expr {
 	vs := g.intVars()
 	r := g.rng.IntN(8)
+	if g.has(FeatClassSteer) && g.chance(6) {
+		// A class index steering integer control flow. It is the Argmax of
+		// a parameter, which every executor holds as the same float32
+		// values, so no rounding can flip it between executors (an
+		// intermediate's Argmax could, at a near-tie, and then the paths
+		// would differ for a reason that is not a bug).
+		var rank1 []*variable
+		for _, v := range g.visible() {
+			if v.kind == paramVar && !v.isInt && len(v.shp) == 1 {
+				rank1 = append(rank1, v)
+			}
+		}
+		if len(rank1) > 0 {
+			return call("Argmax", ident(pickOf(g.gen, rank1).name), intLit(0))
+		}
+	}
 	switch {
 	case r < 4 && len(vs) > 0:
 		return ident(pickOf(g.gen, vs).name)

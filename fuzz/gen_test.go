@@ -3,6 +3,7 @@ package fuzz_test
 import (
 	"bytes"
 	"go/format"
+	"regexp"
 	"runtime"
 	"strings"
 	"sync"
@@ -153,6 +154,26 @@ var _ = Describe("special-value inputs", func() {
 			}
 		}
 		Expect(with).To(BeNumerically(">", 40))
+		Expect(without).To(BeZero())
+	})
+})
+
+var _ = Describe("class values steering control flow", func() {
+	It("uses the Argmax of a rank-1 parameter as an integer only with the classsteer feature", func() {
+		steer := regexp.MustCompile(`Argmax\(\w+, 0\)`)
+		with, without := 0, 0
+		for seed := uint64(0); seed < 400; seed++ {
+			all := fuzz.Generate(seed, fuzz.Config{Features: fuzz.AllFeatures})
+			if steer.Match(all.Source) {
+				with++
+				_, err := program.Parse("gen.rx", all.Source)
+				Expect(err).NotTo(HaveOccurred(), "%s", all.Source)
+			}
+			if steer.Match(fuzz.Generate(seed, fuzz.Config{Features: fuzz.AllFeatures &^ fuzz.FeatClassSteer &^ fuzz.FeatArgmax}).Source) {
+				without++
+			}
+		}
+		Expect(with).To(BeNumerically(">", 20))
 		Expect(without).To(BeZero())
 	})
 })
