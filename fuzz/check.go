@@ -187,6 +187,12 @@ type Checker struct {
 	// must fit, else Check returns an error wrapping harness.ErrMemory.
 	// 0 means harness.DefaultMaxMemory(); negative means no budget.
 	MaxMemory int64
+	// Metamorphic is how many equivalent variants of a program (Variants)
+	// each executor, the reference included, also runs when the program
+	// raised no finding; an executor whose outputs for a variant differ
+	// from its own outputs for the program, bit for bit, is a finding of
+	// KindMetamorphic. 0 runs none.
+	Metamorphic int
 }
 
 // Check compares the oracle with the fallback interpreter on src (see
@@ -354,6 +360,20 @@ func (c *Checker) Check(ctx context.Context, src []byte) (*Report, error) {
 				rep.Findings = append(rep.Findings, found...)
 			}
 		}
+	}
+	if c.Metamorphic > 0 && rep.OK() {
+		vs, err := Variants(src, seed, c.Metamorphic)
+		if err != nil {
+			return nil, err
+		}
+		all := append([]harness.Executor{ref}, execs...)
+		allPreps := append([]harness.Prepared{refPrep}, preps...)
+		found, runs, err := c.checkVariants(ctx, f, all, allPreps, vs, batches, seed)
+		rep.Runs += runs
+		if err != nil {
+			return nil, err
+		}
+		rep.Findings = append(rep.Findings, found...)
 	}
 	return rep, nil
 }

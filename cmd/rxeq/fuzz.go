@@ -89,6 +89,7 @@ func cmdFuzz(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&r.reducer.MaxTests, "reduce-tests", 0, "most candidate programs tested while reducing one finding (0: no bound)")
 	timeout := fs.Duration("timeout", defaultFuzzTimeout, "with --isolate, a native run taking longer is killed and reported as a finding")
 	noise := fs.Int("noise-runs", fuzz.DefaultNoiseRuns, "oracle runs rounding to float32 that measure how far rounding can move an output that disagrees (0: none, plain tolerance)")
+	emi := fs.Int("emi", 1, "equivalent variants of each agreeing program (a loop split, a loop of one trip, a branch that never runs) that every executor must compute bit for bit the same (0: none)")
 	fs.IntVar(&r.parallel, "parallel", runtime.GOMAXPROCS(0), "programs checked at once")
 	mem := maxMemory(fs)
 	tol := tolerance(fs)
@@ -104,7 +105,7 @@ func cmdFuzz(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	if fs.NArg() != 0 || r.count < 0 || r.limit < 0 || r.cfg.MaxFuncs < 0 || r.cfg.MaxStmts < 0 || r.cfg.MaxDepth < -1 || r.cfg.MaxExprDepth < 0 ||
-		r.reducer.MaxTime < 0 || r.reducer.MaxTests < 0 || *timeout <= 0 || *noise < 0 || r.parallel < 1 || tol.RTol < 0 || tol.ATol < 0 {
+		r.reducer.MaxTime < 0 || r.reducer.MaxTests < 0 || *timeout <= 0 || *noise < 0 || *emi < 0 || r.parallel < 1 || tol.RTol < 0 || tol.ATol < 0 {
 		fs.Usage()
 		return exitUsage
 	}
@@ -126,6 +127,7 @@ func cmdFuzz(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	checker.NoiseRuns = noiseRuns(*noise)
 	checker.Tolerance = tol
 	checker.MaxMemory = mem.resolve()
+	checker.Metamorphic = *emi
 	r.timeout = *timeout
 	r.checker = checker
 	r.term = isTerminal(stderr)
@@ -371,6 +373,11 @@ func (r *fuzzRun) save(ctx context.Context, p fuzz.Program, f fuzz.Finding) (str
 	if t := r.checker.Tolerance; t != nil && *t != fuzz.DefaultTolerance() {
 		shared += fmt.Sprintf(" --rtol %g --atol %g", t.RTol, t.ATol)
 	}
+	if f.Kind == fuzz.KindMetamorphic {
+		shared += fmt.Sprintf(" --emi %d", max(r.checker.Metamorphic, 1))
+	} else if r.checker.Metamorphic != 1 {
+		rerun += fmt.Sprintf(" --emi %d", r.checker.Metamorphic)
+	}
 	rerun += shared
 	check := func(file string) string {
 		s := "rxeq reduce --executors " + r.execList + r.external.flags()
@@ -469,9 +476,10 @@ func cmdReduce(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	fs.IntVar(&red.MaxTests, "max-tests", 0, "most candidate programs tested (0: no bound)")
 	timeout := fs.Duration("timeout", defaultFuzzTimeout, "with --isolate, a native run taking longer is killed and reported as a finding")
 	noise := fs.Int("noise-runs", fuzz.DefaultNoiseRuns, "oracle runs rounding to float32 that measure how far rounding can move an output that disagrees (0: none, plain tolerance)")
+	emi := fs.Int("emi", 0, "equivalent variants each executor must compute bit for bit the same (for a metamorphic finding)")
 	mem := maxMemory(fs)
 	tol := tolerance(fs)
-	if err := parseInterspersed(fs, args); err != nil || fs.NArg() != 1 || red.MaxTime < 0 || red.MaxTests < 0 || *timeout <= 0 || *noise < 0 ||
+	if err := parseInterspersed(fs, args); err != nil || fs.NArg() != 1 || red.MaxTime < 0 || red.MaxTests < 0 || *timeout <= 0 || *noise < 0 || *emi < 0 ||
 		tol.RTol < 0 || tol.ATol < 0 {
 		if err == nil {
 			fs.Usage()
@@ -494,6 +502,7 @@ func cmdReduce(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	checker.NoiseRuns = noiseRuns(*noise)
 	checker.Tolerance = tol
 	checker.MaxMemory = mem.resolve()
+	checker.Metamorphic = *emi
 	src, err := program.ReadFile(name)
 	if err != nil {
 		fmt.Fprintf(stderr, "rxeq reduce: %v\n", err)
