@@ -134,6 +134,7 @@ const (
 	FeatNaN                               // Sqrt and Log of raw parameters: NaN and -Inf where inputs are negative or zero
 	FeatSpecials                          // edge(specials) inputs: NaN, ±Inf, ±0 and subnormals among ordinary values
 	FeatClassSteer                        // Argmax of a rank-1 float parameter as an int64 value that steers control flow
+	FeatExpOverflow                       // Exp of arguments far above 88.7, overflowing float32 where float64 stays finite
 
 	featEnd
 	// AllFeatures is every feature.
@@ -144,7 +145,7 @@ var featureNames = []string{
 	"matmul", "transpose", "tanh", "exp", "log", "sigmoid", "relu", "abs", "sqrt", "maxmin",
 	"softmax", "logsoftmax", "reduce", "keepdims", "argmax", "submuldiv", "neg", "literals",
 	"for", "forparam", "if", "elseif", "intlocals", "reassign", "compound", "returnvalues",
-	"edgeinputs", "mayfail", "wrap", "earlyresults", "rank3", "nan", "specials", "classsteer",
+	"edgeinputs", "mayfail", "wrap", "earlyresults", "rank3", "nan", "specials", "classsteer", "expoverflow",
 }
 
 // ParseFeatures reads a comma-separated list of feature names, as

@@ -325,6 +325,13 @@ func (g *fnGen) operand(s shape, d int) (ast.Expr, float64) {
 }
 
 func (g *fnGen) exp(x ast.Expr, b float64) (ast.Expr, float64) {
+	if g.has(FeatExpOverflow) && g.chance(4) {
+		// Unbounded: Exp(32x) overflows float32 (above 88.7) where the
+		// oracle's float64 stays finite. Whatever follows (a product, a
+		// scale, a clamp, Inf·0) is a float32 limit, not a bug, and the
+		// noise runs must say so: none of it may be reported.
+		return call("Exp", bin(token.MUL, x, floatLit(32))), 1e39
+	}
 	if b <= 3 && g.chance(2) {
 		return call("Exp", x), math.Exp(b)
 	}
