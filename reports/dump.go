@@ -2,7 +2,6 @@ package reports
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"maps"
 	"os"
@@ -96,14 +95,14 @@ func WriteDump(dir string, cases []DumpCase) error {
 		}
 		man.Cases = append(man.Cases, mc)
 	}
-	b, err := json.MarshalIndent(&man, "", "  ")
+	b, err := marshalIndent(&man)
 	if err != nil {
 		return fmt.Errorf("reports: dump manifest: %w", err)
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("reports: dump: %w", err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, "manifest.json"), append(b, '\n'), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "manifest.json"), b, 0o644); err != nil {
 		return fmt.Errorf("reports: dump manifest: %w", err)
 	}
 	return nil

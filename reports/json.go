@@ -1,6 +1,7 @@
 package reports
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -67,14 +68,28 @@ func WriteJSON(w io.Writer, r *Report) error {
 	if c.Schema != Schema {
 		return fmt.Errorf("reports: %w %q (this version writes %q)", ErrSchema, c.Schema, Schema)
 	}
-	b, err := json.MarshalIndent(&c, "", "  ")
+	b, err := marshalIndent(&c)
 	if err != nil {
 		return fmt.Errorf("reports: encoding JSON: %w", err)
 	}
-	if _, err := w.Write(append(b, '\n')); err != nil {
+	if _, err := w.Write(b); err != nil {
 		return fmt.Errorf("reports: writing JSON: %w", err)
 	}
 	return nil
+}
+
+// marshalIndent encodes v as indented JSON ending in a newline, leaving
+// <, > and & as they are: a report is read by people and tools, never
+// pasted into HTML, and "x < 0" reads better than "x \u003c 0".
+func marshalIndent(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
 }
 
 // ReadJSON reads a report written by WriteJSON. A report whose "schema" is

@@ -76,3 +76,17 @@ var _ = Describe("JSON", func() {
 		Expect(errors.Is(reports.WriteJSON(&buf, r), reports.ErrSchema)).To(BeTrue())
 	})
 })
+
+var _ = Describe("JSON text", func() {
+	It("leaves <, > and & unescaped, in the report and in a dump's manifest", func() {
+		var b bytes.Buffer
+		r := &reports.Report{Cases: []reports.Case{{Scenario: "s", Function: "f", Executor: "native", Status: reports.StatusFail,
+			Message: "y: 1 < 2 && 3 > 2", Outputs: []reports.Output{}}}}
+		Expect(reports.WriteJSON(&b, r)).To(Succeed())
+		Expect(b.String()).To(ContainSubstring(`"y: 1 < 2 && 3 > 2"`))
+		Expect(b.String()).NotTo(ContainSubstring(`\u003c`))
+		back, err := reports.ReadJSON(&b)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(back.Cases[0].Message).To(Equal("y: 1 < 2 && 3 > 2"))
+	})
+})
