@@ -90,3 +90,28 @@ var _ = Describe("JSON text", func() {
 		Expect(back.Cases[0].Message).To(Equal("y: 1 < 2 && 3 > 2"))
 	})
 })
+
+var _ = Describe("Merge", func() {
+	c := func(fn string, b int, st reports.Status) reports.Case {
+		return reports.Case{Scenario: "s", Function: fn, Batch: b, Executor: "native", Status: st, Outputs: []reports.Output{}}
+	}
+	It("keeps every case once, each lock once at its worst, and the longest duration", func() {
+		a := &reports.Report{ToolVersion: "v", Seed: 1, Duration: 2, Cases: []reports.Case{c("f", 1, reports.StatusPass)},
+			Locks: []reports.Lock{{Scenario: "s", Function: "f", Status: reports.StatusPass}}}
+		b := &reports.Report{ToolVersion: "v", Seed: 1, Duration: 3, Cases: []reports.Case{c("f", 16, reports.StatusFail)},
+			Locks: []reports.Lock{{Scenario: "s", Function: "f", Status: reports.StatusFail}}}
+		m, err := reports.Merge(a, b)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(m.Cases).To(HaveLen(2))
+		Expect(m.Locks).To(HaveLen(1))
+		Expect(m.Locks[0].Status).To(Equal(reports.StatusFail))
+		Expect(m.Duration).To(Equal(3.0))
+	})
+	It("refuses reports of different runs", func() {
+		_, err := reports.Merge(&reports.Report{Seed: 1}, &reports.Report{Seed: 2})
+		Expect(err).To(MatchError(reports.ErrMerge))
+		Expect(err.Error()).To(ContainSubstring("report 2 has seed 2, report 1 seed 1"))
+		_, err = reports.Merge()
+		Expect(err).To(MatchError(reports.ErrMerge))
+	})
+})

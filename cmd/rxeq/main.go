@@ -54,6 +54,7 @@ commands:
   fuzz [flags]            generate random programs, compare the executors, save reduced reproducers
   reduce [flags] FILE     shrink a reproducer to a small program that fails the same way
   selftest [PATH...]      prove the comparison fails: run deliberately wrong executors, expect each reported
+  merge [flags] JSON...   join the JSON reports of shards into one JSON and one JUnit report
 
 Run 'rxeq <command> -h' for a command's flags.
 `
@@ -72,6 +73,7 @@ func runMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		"lock":  cmdLock,
 		"fuzz":  cmdFuzz, "reduce": cmdReduce,
 		"selftest": cmdSelftest,
+		"merge":    cmdMerge,
 		// worker is hidden: rxeq starts it itself (run --isolate).
 		isolate.WorkerArg: cmdWorker,
 	}

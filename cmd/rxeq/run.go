@@ -151,6 +151,15 @@ func (rf runFlags) options() (harness.Options, error) {
 			return opts, err
 		}
 		opts.Shard = sh
+	} else {
+		// Without --shard, the CI system's own shard variables (Bazel's
+		// TEST_SHARD_INDEX/TEST_TOTAL_SHARDS, GitLab's CI_NODE_INDEX/
+		// CI_NODE_TOTAL) choose this job's part.
+		sh, _, err := harness.ShardFromEnv(os.Getenv)
+		if err != nil {
+			return opts, err
+		}
+		opts.Shard = sh
 	}
 	if rf.parallel < 0 {
 		return opts, fmt.Errorf("--parallel %d: want a positive number", rf.parallel)
