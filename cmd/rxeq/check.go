@@ -86,10 +86,14 @@ func cmdGen(_ context.Context, args []string, stdout, stderr io.Writer) int {
 		fs.Usage()
 		return exitUsage
 	}
-	f, ok := parseFile(fs.Arg(0), false, stderr)
-	if !ok {
+	files, ok := loadPrograms(fs.Args(), false, stderr)
+	if !ok || len(files) != 1 {
+		if ok {
+			fmt.Fprintf(stderr, "rxeq gen: %s holds %d programs: name one file or catalog scenario\n", fs.Arg(0), len(files))
+		}
 		return exitUsage
 	}
+	f := files[0]
 	p, err := program.Lower(f)
 	if err != nil {
 		fmt.Fprintf(stderr, "rxeq: %v\n", err)

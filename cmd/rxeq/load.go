@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"os"
 
 	"github.com/rextio/rxeq/program"
 	"github.com/rextio/rxeq/scenarios"
@@ -23,12 +24,27 @@ func loadPrograms(paths []string, scenario bool, stderr io.Writer) (files []*pro
 		}
 		return cat, true
 	}
-	names, err := scenarios.Expand(paths)
+	ok = true
+	var onDisk []string
+	for _, p := range paths {
+		// A catalog scenario by the name `rxeq list` shows (or its file
+		// name), when no such file exists.
+		if _, err := os.Stat(p); err != nil {
+			if f, lerr := scenarios.Lookup(p); lerr == nil {
+				files = append(files, f)
+				continue
+			}
+		}
+		onDisk = append(onDisk, p)
+	}
+	if len(onDisk) == 0 {
+		return files, ok
+	}
+	names, err := scenarios.Expand(onDisk)
 	if err != nil {
 		fmt.Fprintf(stderr, "rxeq: %v\n", err)
 		return nil, false
 	}
-	ok = true
 	for _, name := range names {
 		f, good := parseFile(name, scenario, stderr)
 		if !good {

@@ -62,6 +62,9 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	opts, err := rf.options()
+	if err == nil {
+		err = checkOutputs(rf)
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "rxeq run: %v\n", err)
 		return exitUsage
@@ -264,6 +267,44 @@ func printTable(w io.Writer, res *harness.Result) {
 		skipped = fmt.Sprintf(", %d skipped", n)
 	}
 	fmt.Fprintf(w, "\n%d passed, %d failed, %d errors%s; locks %d/%d held; %s\n", pass, fail, errored, skipped, locksOK, len(res.Locks), res.Wall.Round(time.Millisecond))
+	// The closing line CI systems read: cases and locks together, an error
+	// or a lock that does not hold counted as a failure.
+	closing := fmt.Sprintf("%d passed, %d failed", pass+locksOK, fail+errored+len(res.Locks)-locksOK)
+	if n := res.Skipped(); n > 0 {
+		closing += fmt.Sprintf(", %d skipped", n)
+	}
+	fmt.Fprintln(w, closing)
+}
+
+// checkOutputs makes sure the report files and the dump directory can be
+// written before any work starts, so a typo costs no run.
+func checkOutputs(rf runFlags) error {
+	for _, o := range []struct{ flag, path string }{{"--json", rf.json}, {"--junit", rf.junit}} {
+		if o.path == "" {
+			continue
+		}
+		_, statErr := os.Stat(o.path)
+		f, err := os.OpenFile(o.path, os.O_WRONLY|os.O_CREATE, 0o644)
+		if err != nil {
+			return fmt.Errorf("%s %s: cannot write it: %w", o.flag, o.path, err)
+		}
+		f.Close()
+		if os.IsNotExist(statErr) {
+			os.Remove(o.path) // written at the end of the run
+		}
+	}
+	if rf.dump != "" {
+		if err := os.MkdirAll(rf.dump, 0o755); err != nil {
+			return fmt.Errorf("--dump %s: cannot create it: %w", rf.dump, err)
+		}
+		f, err := os.CreateTemp(rf.dump, ".rxeq-write-check-*")
+		if err != nil {
+			return fmt.Errorf("--dump %s: cannot write in it: %w", rf.dump, err)
+		}
+		f.Close()
+		os.Remove(f.Name())
+	}
+	return nil
 }
 
 // printFailures prints the full message of every case and lock that did
