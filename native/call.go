@@ -180,8 +180,11 @@ func callError(m *funcMeta, inputs map[string]*tensor.Tensor, st status) error {
 		return &ir.RuntimeError{Kind: ir.ErrShape, Func: fn,
 			Detail: fmt.Sprintf("the size of %s overflows int64 (at dimension %d): the shape is too large for any executor", name, st.b)}
 	case rxEKernel:
-		return fmt.Errorf("%w: %s: the framework kernel of op %d failed", ErrInternal, fn, st.a)
+		return kernelError(fn, st.a)
 	case rxENoMem:
+		if st.a == 0 && st.b > 0 {
+			return fmt.Errorf("%w: %s: out of memory in the framework kernel of %s", ErrInternal, fn, KernelOp(st.b))
+		}
 		return fmt.Errorf("%w: %s: out of memory allocating %d bytes", ErrInternal, fn, st.a)
 	case rxEInternal:
 		what := map[int64]string{rxIResult: "an op result failed validation", rxIUntrusted: "an operand was read before its facts were validated",

@@ -32,4 +32,8 @@ var (
 	// ErrInternal: the generated code reported an internal inconsistency (a
 	// bug in rxeq, never in the program) or ran out of memory.
 	ErrInternal = errors.New("native backend internal error")
+	// ErrKernel: a framework kernel of the torch runtime threw (the C++
+	// exception was caught at the runtime's C boundary and became the op's
+	// status). The message names the function and the op.
+	ErrKernel = errors.New("framework kernel failed")
 )

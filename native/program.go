@@ -51,6 +51,7 @@ type Path string
 // The paths a Run can take.
 const (
 	PathNative   Path = "native"
+	PathTorch    Path = "torch"
 	PathFallback Path = "fallback"
 )
 
@@ -68,6 +69,19 @@ type Options struct {
 	// zero). A run that exceeds it is killed with its children and the
 	// build fails with ErrCompiler.
 	CompileTimeout time.Duration
+	// Runtime selects the runtime library the generated C is linked
+	// against: RuntimeNative ("" or "native", rxeq's own kernels) or
+	// RuntimeTorch ("torch", libtorch's ATen kernels; needs libtorch, see
+	// ErrNoTorch). The generated C is the same for both; Result.Path names
+	// the runtime.
+	Runtime string
+	// CXX is the C++ compiler of the torch runtime; default $CXX, else
+	// "c++". It may carry arguments.
+	CXX string
+	// TorchThreads is the torch runtime's intra-op thread count (0 means
+	// 1). It is a process-wide libtorch setting: the latest Compile of a
+	// torch program sets it for every torch program of the process.
+	TorchThreads int
 }
 
 // Result is the outcome of one Run.
@@ -117,6 +131,7 @@ type Program struct {
 	ir     *ir.Program
 	src    []byte
 	mode   Mode
+	path   Path // the runtime's path: PathNative or PathTorch
 	lib    *library
 	libErr error // why nothing runs natively (Auto), or nil
 	info   BuildInfo
@@ -134,6 +149,9 @@ type BuildInfo struct {
 	Library  string // the cached shared object's path ("" if none)
 	Cached   bool   // whether the library came from the cache
 	Runtime  string // the runtime library it is linked against
+	// Framework is the version of the framework behind the runtime
+	// ("libtorch 1.13.0 (…)" for torch; "" for native).
+	Framework string
 }
 
 // compiled is one function: native (entry != nil) or on the fallback.
@@ -152,11 +170,15 @@ func Compile(ctx context.Context, p *ir.Program, opts Options) (*Program, error)
 	if p == nil {
 		return nil, fmt.Errorf("%w: nil program", ErrInternal)
 	}
+	path, err := runtimePath(opts.Runtime)
+	if err != nil {
+		return nil, err
+	}
 	src, metas, bad := generate(p)
 	if opts.Mode == Forced && len(bad) > 0 {
 		return nil, bad[0].err
 	}
-	prog := &Program{ir: p, src: src, mode: opts.Mode, funcs: map[string]*compiled{}, frames: newFramePool()}
+	prog := &Program{ir: p, src: src, mode: opts.Mode, path: path, funcs: map[string]*compiled{}, frames: newFramePool()}
 	if len(metas) > 0 {
 		if err := prog.load(ctx, src, opts); err != nil {
 			if opts.Mode == Forced {
@@ -203,7 +225,12 @@ func (p *Program) load(ctx context.Context, src []byte, opts Options) error {
 	if err != nil {
 		return err
 	}
-	rtPath, rtKey, err := buildRuntime(ctx, runtime.Native(), cc, dir, opts.CompileTimeout)
+	var rtPath, rtKey string
+	if p.path == PathTorch {
+		rtPath, rtKey, err = p.torchRuntime(ctx, cc, dir, opts)
+	} else {
+		rtPath, rtKey, err = buildRuntime(ctx, runtime.Native(), cc, dir, opts.CompileTimeout)
+	}
 	if err != nil {
 		return err
 	}
@@ -238,7 +265,7 @@ func (p *Program) PathOf(fn string) (Path, error) {
 		return "", fmt.Errorf("%w: %s", ErrUnknownFunc, fn)
 	}
 	if c.entry != nil {
-		return PathNative, nil
+		return p.path, nil
 	}
 	return PathFallback, c.reason
 }
@@ -298,5 +325,5 @@ func (p *Program) Run(ctx context.Context, fn string, inputs map[string]*tensor.
 	if err != nil {
 		return nil, err
 	}
-	return &Result{Outputs: out, Path: PathNative}, nil
+	return &Result{Outputs: out, Path: p.path}, nil
 }

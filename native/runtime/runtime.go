@@ -46,14 +46,27 @@ const HeaderName = "rx_runtime.h"
 func Header() string { return header }
 
 // Lib describes one runtime library: the files written into its build
-// directory and which of them are compiled as C.
+// directory, which of them are compiled as C and which as C++, what the
+// library is linked with, and the version of any framework it wraps.
 type Lib struct {
-	// Name is the executor the runtime serves ("native").
+	// Name is the executor the runtime serves ("native" or "torch").
 	Name string
 	// Files are every file of the build, headers first.
 	Files []File
 	// CSources names the files compiled with the C compiler, in order.
 	CSources []string
+	// CXXSources names the files compiled with the C++ compiler (CXXFlags),
+	// in order; when there are any, the library is linked by the C++
+	// compiler.
+	CXXSources []string
+	// CXXFlags are the C++ compiler flags (include paths among them).
+	CXXFlags []string
+	// LinkFlags come after the objects when the library is linked (-L,
+	// -l and rpath flags of the framework).
+	LinkFlags []string
+	// Version identifies the framework the runtime is built against (for
+	// the cache key and reports); "" for the native runtime.
+	Version string
 }
 
 // Native returns the runtime of rxeq's own kernels.
