@@ -1,7 +1,84 @@
 package native
 
-import "slices"
+import (
+	"context"
+	"slices"
+
+	"github.com/rextio/rxeq/native/runtime"
+	"github.com/rextio/rxeq/tensor"
+)
 
 // CMacroNames returns the committed macro list (cmacros_gen.go), for the
 // tests of package native_test.
 func CMacroNames() []string { return slices.Clone(cMacros[:]) }
+
+// RawStatus is the outcome of InvokeSource: rx_status's code and operands
+// and the error Go would make of it.
+type RawStatus struct {
+	Code, A, B int64
+	Counters   Counters
+	Err        error
+}
+
+// The status codes the white-box tests look for.
+const (
+	StatusKernel   = rxEKernel
+	StatusInternal = rxEInternal
+)
+
+// InvokeSource builds a hand-written C translation unit src against the
+// runtime opts.Runtime selects (through the cache opts.CacheDir), calls its
+// function fn with args (inputs, then outputs) and returns the raw status:
+// white-box tests use it to reach runtime paths a checked program never
+// takes.
+func InvokeSource(ctx context.Context, opts Options, src, fn string, args ...*tensor.Tensor) (RawStatus, error) {
+	p := &Program{frames: newFramePool()}
+	var err error
+	if p.path, err = runtimePath(opts.Runtime); err != nil {
+		return RawStatus{}, err
+	}
+	cc, err := findCompiler(ctx, opts.CC, opts.CompileTimeout)
+	if err != nil {
+		return RawStatus{}, err
+	}
+	dir, err := cacheDir(opts.CacheDir)
+	if err != nil {
+		return RawStatus{}, err
+	}
+	var rtPath, rtKey string
+	if p.path == PathTorch {
+		rtPath, rtKey, err = p.torchRuntime(ctx, cc, dir, opts)
+	} else {
+		rtPath, rtKey, err = buildRuntime(ctx, runtime.Native(), cc, dir, opts.CompileTimeout)
+	}
+	if err != nil {
+		return RawStatus{}, err
+	}
+	so, _, err := build(ctx, []byte(src), rtPath, rtKey, cc, dir, opts.CompileTimeout)
+	if err != nil {
+		return RawStatus{}, err
+	}
+	lib, err := loadLibrary(so)
+	if err != nil {
+		return RawStatus{}, err
+	}
+	defer lib.close()
+	entry, err := lib.symbol(fn)
+	if err != nil {
+		return RawStatus{}, err
+	}
+	fr := p.frames.get(len(args))
+	defer func() {
+		p.frames.put(fr)
+		p.frames.drain()
+	}()
+	for i, t := range args {
+		fr.setArg(i, t)
+	}
+	st := fr.invoke(entry)
+	rs := RawStatus{Code: st.code, A: st.a, B: st.b, Counters: st.counters}
+	if st.code == rxEKernel {
+		rs.Err = kernelError(fn, st.a)
+	}
+	return rs, nil
+}
