@@ -29,7 +29,7 @@ import (
 // everyone else's.
 type Executor interface {
 	// Name identifies the executor in results and in Options.Backends
-	// ("oracle", "fallback", "native").
+	// ("oracle", "fallback", "native", "torch").
 	Name() string
 	// Prepare readies every function of one program. f and p are the same
 	// program (p = program.Lower(f)); neither may be modified.

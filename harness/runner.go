@@ -60,7 +60,7 @@ func Run(ctx context.Context, files []*program.File, opts Options) (*Result, err
 	if err != nil {
 		return nil, err
 	}
-	res := &Result{Shard: opts.Shard}
+	res := &Result{Shard: opts.Shard, Unavailable: r.unavailable}
 	r.prepareAll(ctx)
 	r.runGroups(ctx)
 	r.closeAll()
@@ -78,21 +78,22 @@ func Run(ctx context.Context, files []*program.File, opts Options) (*Result, err
 
 // runner is the state of one Run.
 type runner struct {
-	files     []*program.File
-	progs     []*ir.Program
-	lowerErrs []error
-	opts      Options
-	ref       Executor
-	execs     []Executor // ref first, then the compared executors
-	report    []bool     // whether each of execs is reported as cases
-	parallel  int
-	timeout   time.Duration
-	tol       Tolerance
-	groups    []group
-	prepared  [][]*prep // [file][exec]
-	memory    *memoryBudget
-	progress  sync.Mutex
-	done      int
+	unavailable []Unavailable // default executors left out (no libtorch)
+	files       []*program.File
+	progs       []*ir.Program
+	lowerErrs   []error
+	opts        Options
+	ref         Executor
+	execs       []Executor // ref first, then the compared executors
+	report      []bool     // whether each of execs is reported as cases
+	parallel    int
+	timeout     time.Duration
+	tol         Tolerance
+	groups      []group
+	prepared    [][]*prep // [file][exec]
+	memory      *memoryBudget
+	progress    sync.Mutex
+	done        int
 }
 
 type group struct {
@@ -120,10 +121,15 @@ func newRunner(files []*program.File, opts Options) (*runner, error) {
 		r.ref = OracleExecutor{}
 	}
 	others := opts.Executors
+	r.unavailable = opts.Unavailable
 	if others == nil {
-		others = DefaultExecutors(opts.NativeMode)
+		others, r.unavailable = DefaultExecutorSet(opts.NativeMode, opts.TorchThreads)
 		for i, e := range others {
-			if n, ok := e.(NativeExecutor); ok {
+			switch n := e.(type) {
+			case NativeExecutor:
+				n.Options.CompileTimeout = opts.CompileTimeout
+				others[i] = n
+			case TorchExecutor:
 				n.Options.CompileTimeout = opts.CompileTimeout
 				others[i] = n
 			}
@@ -141,6 +147,9 @@ func newRunner(files []*program.File, opts Options) (*runner, error) {
 		seen[e.Name()] = true
 	}
 	for _, b := range opts.Backends {
+		if i := slices.IndexFunc(r.unavailable, func(u Unavailable) bool { return u.Executor == b }); i >= 0 && !seen[b] {
+			return nil, fmt.Errorf("%w: backend %s is unavailable: %s", ErrOptions, b, r.unavailable[i].Reason)
+		}
 		if !seen[b] {
 			return nil, fmt.Errorf("%w: unknown backend %q (have %v)", ErrOptions, b, r.names())
 		}
@@ -695,6 +704,7 @@ func (r *runner) preparations() []Preparation {
 			if np, ok := p.p.(NativePrepared); ok {
 				info := np.Info()
 				pr.Compiler, pr.Library, pr.Cached = info.Compiler, info.Library, info.Cached
+				pr.Framework = info.Framework
 			}
 			out = append(out, pr)
 		}

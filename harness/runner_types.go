@@ -110,7 +110,9 @@ type Options struct {
 	// unless Backends leaves it out.
 	Reference Executor
 	// Executors are compared with the reference; default
-	// DefaultExecutors(NativeMode). Names must be unique.
+	// DefaultExecutorSet(NativeMode, TorchThreads): fallback, native and,
+	// when libtorch is installed, torch (Result.Unavailable says when it
+	// is not). Names must be unique.
 	Executors []Executor
 	// NativeMode is the mode of the default native executor (forced unless
 	// set). It is not used when Executors is given.
@@ -119,9 +121,19 @@ type Options struct {
 	// executor (native.DefaultCompileTimeout when zero). It is not used
 	// when Executors is given: set it in their native.Options instead.
 	CompileTimeout time.Duration
+	// TorchThreads is the intra-op thread count of the default torch
+	// executor (1 when zero). It is not used when Executors is given.
+	TorchThreads int
+	// Unavailable, with Executors, names default executors the caller
+	// left out because this machine cannot run them (the second result of
+	// DefaultExecutorSet). They are reported in Result.Unavailable, and a
+	// Backends entry naming one is an error that gives the reason. When
+	// Executors is nil the runner works this out itself.
+	Unavailable []Unavailable
 	// Backends, when not empty, keeps only the cases of the executors with
-	// these names ("oracle", "fallback", "native"). An unknown name is an
-	// error. The reference runs either way.
+	// these names ("oracle", "fallback", "native", "torch"). An unknown
+	// name is an error, and so is "torch" when libtorch is missing (the
+	// message names the Debian package libtorch-dev). The reference runs either way.
 	Backends []string
 	// Batches, when not empty, replaces every scenario's //rx:batches.
 	Batches []int
@@ -279,6 +291,9 @@ type Preparation struct {
 	Compiler string
 	Library  string
 	Cached   bool
+	// Framework is the version of the framework behind a torch build
+	// ("libtorch 1.13.0 (…)"; "" otherwise).
+	Framework string
 }
 
 // Result is the outcome of a Run: every case in matrix order (scenario,
@@ -290,6 +305,9 @@ type Result struct {
 	Preparations []Preparation
 	Shard        Shard
 	Wall         time.Duration
+	// Unavailable lists default executors that could not run on this
+	// machine (torch without libtorch), with the reason.
+	Unavailable []Unavailable
 }
 
 // OK reports whether every case passed (or was skipped) and every lock

@@ -28,12 +28,13 @@ const helloTimeout = 30 * time.Second
 const WorkerArg = "worker"
 
 // Executor runs the native backend in a worker process. It is a
-// harness.Executor named "native" whose Prepared values also implement
+// harness.Executor named "native" (or "torch", when Options.Runtime is
+// native.RuntimeTorch) whose Prepared values also implement
 // harness.NativePrepared. The zero value runs `<this binary> worker` in
 // forced mode with DefaultTimeout.
 type Executor struct {
 	// Options are passed to native.Compile in the worker (CC, CacheDir,
-	// Mode). Empty CC and CacheDir resolve there from $CC and $RXEQ_CACHE,
+	// Mode, Runtime, TorchThreads). Empty CC and CacheDir resolve there from $CC and $RXEQ_CACHE,
 	// which the worker inherits.
 	Options native.Options
 	// Command is the worker's argv; default {os.Executable(), WorkerArg}.
@@ -46,8 +47,14 @@ type Executor struct {
 	Timeout time.Duration
 }
 
-// Name returns "native", so results read as the in-process backend's.
-func (Executor) Name() string { return harness.PathNative }
+// Name returns "native" ("torch" for the torch runtime), so results read
+// as the in-process backend's.
+func (e Executor) Name() string {
+	if e.Options.Runtime == native.RuntimeTorch {
+		return harness.PathTorch
+	}
+	return harness.PathNative
+}
 
 // Prepare starts a worker and has it generate, build and load p. A build
 // error is returned as the worker reported it (same text and kind).
@@ -71,8 +78,9 @@ func (e Executor) Prepare(ctx context.Context, _ *program.File, p *ir.Program) (
 	if timeout == 0 {
 		timeout = DefaultTimeout
 	}
-	pr := &prepared{argv: argv, env: e.Env, timeout: timeout, sem: make(chan struct{}, 1),
-		req: request{Kind: reqPrepare, Program: wp, CC: e.Options.CC, Cache: e.Options.CacheDir, Mode: e.Options.Mode, CompileTimeout: e.Options.CompileTimeout}}
+	pr := &prepared{argv: argv, env: e.Env, timeout: timeout, sem: make(chan struct{}, 1), path: e.Name(),
+		req: request{Kind: reqPrepare, Program: wp, CC: e.Options.CC, Cache: e.Options.CacheDir, Mode: e.Options.Mode,
+			CompileTimeout: e.Options.CompileTimeout, Runtime: e.Options.Runtime, TorchThreads: e.Options.TorchThreads}}
 	w, err := pr.start(ctx)
 	if err != nil {
 		return nil, err
@@ -86,6 +94,7 @@ type prepared struct {
 	argv    []string
 	env     []string
 	timeout time.Duration
+	path    string        // the executor's name, the Path of a Run that fails early
 	req     request       // the prepare request, re-sent to every new worker
 	sem     chan struct{} // one call at a time
 
@@ -171,7 +180,7 @@ func (p *prepared) drop(w *worker) {
 // that case as not run instead of as a timeout of its own. A call is named
 // by harness.CaseFrom(ctx), else by its function and input shapes.
 func (p *prepared) Run(ctx context.Context, fn string, inputs map[string]*tensor.Tensor) (harness.Outcome, error) {
-	out := harness.Outcome{Path: harness.PathNative}
+	out := harness.Outcome{Path: p.path}
 	me := &call{name: callName(ctx, fn, inputs)}
 	queued := time.Now()
 	select {

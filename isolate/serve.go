@@ -81,11 +81,15 @@ func prepareProgram(ctx context.Context, req *request) (*native.Program, error) 
 	if err != nil {
 		return nil, err
 	}
-	return native.Compile(ctx, p, native.Options{CC: req.CC, CacheDir: req.Cache, Mode: req.Mode, CompileTimeout: req.CompileTimeout})
+	return native.Compile(ctx, p, native.Options{CC: req.CC, CacheDir: req.Cache, Mode: req.Mode, CompileTimeout: req.CompileTimeout,
+		Runtime: req.Runtime, TorchThreads: req.TorchThreads})
 }
 
 func runProgram(ctx context.Context, prog *native.Program, req *request) response {
 	resp := response{Path: string(native.PathNative)}
+	if req.Runtime == native.RuntimeTorch {
+		resp.Path = string(native.PathTorch)
+	}
 	if prog == nil {
 		resp.Err = encodeError(fmt.Errorf("%w: run before prepare", ErrWorker))
 		return resp

@@ -39,6 +39,9 @@ type request struct {
 	Mode    native.Mode
 	// CompileTimeout bounds each compiler run in the worker.
 	CompileTimeout time.Duration
+	// Runtime and TorchThreads select the runtime (native.Options).
+	Runtime      string
+	TorchThreads int
 
 	// run
 	Func   string
@@ -166,6 +169,8 @@ var kinds = []struct {
 	{"native.UnknownFunc", native.ErrUnknownFunc},
 	{"native.Closed", native.ErrClosed},
 	{"native.Internal", native.ErrInternal},
+	{"native.Kernel", native.ErrKernel},
+	{"native.NoTorch", native.ErrNoTorch},
 	{"isolate.Worker", ErrWorker},
 }
 

@@ -32,6 +32,15 @@ func FromResult(res *harness.Result, info RunInfo) *Report {
 			break
 		}
 	}
+	for _, p := range res.Preparations {
+		if p.Framework != "" {
+			r.Framework = p.Framework
+			break
+		}
+	}
+	for _, u := range res.Unavailable {
+		r.Unavailable = append(r.Unavailable, Unavailable{Executor: u.Executor, Reason: u.Reason})
+	}
 	for _, c := range res.Cases {
 		r.Cases = append(r.Cases, fromCase(c))
 	}

@@ -184,6 +184,12 @@ func properties(r *Report, scenario string) []junitProperty {
 		{"compiler", r.Compiler},
 		{"seed", strconv.FormatUint(r.Seed, 10)},
 	}
+	if r.Framework != "" {
+		props = append(props, junitProperty{"framework", r.Framework})
+	}
+	for _, u := range r.Unavailable {
+		props = append(props, junitProperty{"unavailable." + u.Executor, u.Reason})
+	}
 	seeds := map[string]string{}
 	tols := map[string]string{}
 	for _, c := range r.Cases {

@@ -30,6 +30,18 @@ type Report struct {
 	Duration    float64 `json:"duration_s"`   // wall time of the run, in seconds
 	Cases       []Case  `json:"cases"`
 	Locks       []Lock  `json:"locks"`
+	// Framework is the version of the framework behind the torch
+	// executor ("libtorch 1.13.0 (…)"), when it ran.
+	Framework string `json:"framework,omitempty"`
+	// Unavailable lists default executors that did not run because this
+	// machine cannot run them (torch without libtorch), with the reason.
+	Unavailable []Unavailable `json:"unavailable,omitempty"`
+}
+
+// Unavailable is an executor left out of a run, and why.
+type Unavailable struct {
+	Executor string `json:"executor"`
+	Reason   string `json:"reason"`
 }
 
 // Case is one scenario × function × batch × executor.

@@ -10,9 +10,11 @@
 // Entries directly to add entries of your own or another body.
 //
 // Each entry is one (scenario, function, batch) run through the oracle,
-// the fallback interpreter and the forced-native backend, with the
+// the fallback interpreter, the forced-native backend and, when libtorch is
+// installed, the torch executor (the same C over ATen kernels), with the
 // function's source lock checked; a failure prints the harness's mismatch
-// report or the lock's near-miss text.
+// report or the lock's near-miss text. Without libtorch each entry records
+// a report entry saying torch did not run and why.
 package rxginkgo
 
 import (
@@ -34,7 +36,8 @@ type Case struct {
 	Function string
 	Batch    int
 	// Options are passed to harness.Run (Batches and Progress are set by
-	// AssertCase). The zero value runs the three built-in executors.
+	// AssertCase). The zero value runs the built-in executors (torch among
+	// them when libtorch is installed).
 	Options harness.Options
 }
 
@@ -47,7 +50,8 @@ func (c Case) String() string {
 // the given .rx files and directories (searched for *.rx), or of the
 // built-in catalog when paths is empty. Entries whose function has
 // //rx:lock lines also check the lock. Labels: "native" on every entry (the
-// default executors include the native backend).
+// default executors include the native backend), and "torch" too when
+// libtorch is installed (the default executors then include torch).
 func Entries(paths ...string) ([]ginkgo.TableEntry, error) {
 	return EntriesWith(harness.Options{}, paths...)
 }
@@ -55,6 +59,10 @@ func Entries(paths ...string) ([]ginkgo.TableEntry, error) {
 // entries makes one entry per (scenario, function, batch) of files, each
 // running with opts.
 func entries(files []*program.File, opts harness.Options) []ginkgo.TableEntry {
+	labels := ginkgo.Label("native")
+	if harness.TorchAvailable() == nil {
+		labels = ginkgo.Label("native", "torch")
+	}
 	var out []ginkgo.TableEntry
 	for _, f := range files {
 		batches := f.Batches
@@ -64,7 +72,7 @@ func entries(files []*program.File, opts harness.Options) []ginkgo.TableEntry {
 		for _, fn := range f.Funcs {
 			for _, b := range batches {
 				c := Case{File: f, Function: fn.Name, Batch: b, Options: opts}
-				out = append(out, ginkgo.Entry(c.String(), ginkgo.Label("native"), c))
+				out = append(out, ginkgo.Entry(c.String(), labels, c))
 			}
 		}
 	}
@@ -102,6 +110,9 @@ func AssertCase(c Case) {
 	ginkgo.GinkgoHelper()
 	res, err := Run(context.Background(), c)
 	gomega.Expect(err).NotTo(gomega.HaveOccurred())
+	for _, u := range res.Unavailable {
+		ginkgo.AddReportEntry("executor not run: "+u.Executor, u.Reason)
+	}
 	gomega.Expect(res).To(Pass())
 	if why := SkipReason(res); why != "" {
 		ginkgo.Skip(why)

@@ -75,7 +75,7 @@ func cmdFuzz(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.Uint64Var(&r.seed, "seed", 1, "seed of the first program (program i has seed N+i)")
 	fs.IntVar(&r.count, "count", 0, "programs to run (default 100 without --time)")
 	fs.DurationVar(&r.limit, "time", 0, "run until this much time has passed (with --count: whichever comes first)")
-	fs.StringVar(&r.execList, "executors", "oracle,fallback,native", "comma-separated executors: oracle (the reference) and fallback, native, --executor names")
+	fs.StringVar(&r.execList, "executors", "oracle,fallback,native", "comma-separated executors: oracle (the reference) and fallback, native, torch (needs libtorch), --executor names")
 	fs.Var(&r.external, "executor", "define an external executor `NAME=COMMAND` speaking rxeq.executor/v1, to name in --executors (repeatable)")
 	fs.StringVar(&r.out, "out", "rxeq-findings", "directory for the reproducers")
 	fs.BoolVar(&r.isolate, "isolate", true, "run native code in a worker process (a crash fails that program, the run goes on)")
@@ -187,18 +187,28 @@ func buildChecker(list string, ns nativeSetup) (*fuzz.Checker, error) {
 		case harness.PathOracle:
 		case harness.PathFallback:
 			c.Executors = append(c.Executors, harness.FallbackExecutor{})
-		case harness.PathNative:
+		case harness.PathNative, harness.PathTorch:
 			opts := native.Options{CacheDir: ns.cacheDir}
-			if ns.isolate {
+			if name == harness.PathTorch {
+				if err := harness.TorchAvailable(); err != nil {
+					closeExecutors(c.Executors)
+					return nil, fmt.Errorf("executor torch: %w", err)
+				}
+				opts.Runtime = native.RuntimeTorch
+			}
+			switch {
+			case ns.isolate:
 				c.Executors = append(c.Executors, isolate.Executor{Options: opts, Timeout: ns.timeout})
-			} else {
+			case name == harness.PathTorch:
+				c.Executors = append(c.Executors, harness.TorchExecutor{Options: opts})
+			default:
 				c.Executors = append(c.Executors, harness.NativeExecutor{Options: opts})
 			}
 		default:
 			i := slices.IndexFunc(ns.external, func(o harness.ExternalOptions) bool { return o.Name == name })
 			if i < 0 {
 				closeExecutors(c.Executors)
-				return nil, fmt.Errorf("unknown executor %q (want oracle, fallback, native, or a name defined with --executor)", name)
+				return nil, fmt.Errorf("unknown executor %q (want oracle, fallback, native, torch, or a name defined with --executor)", name)
 			}
 			o := ns.external[i]
 			o.Timeout = ns.timeout
@@ -211,7 +221,7 @@ func buildChecker(list string, ns nativeSetup) (*fuzz.Checker, error) {
 		}
 	}
 	if len(c.Executors) == 0 {
-		return nil, fmt.Errorf("--executors %q: name fallback or native to compare with the oracle", list)
+		return nil, fmt.Errorf("--executors %q: name fallback, native or torch to compare with the oracle", list)
 	}
 	return c, nil
 }
@@ -466,7 +476,7 @@ func firstLine(s string) string {
 // cmdReduce is `rxeq reduce [--executors …] [--write] FILE`.
 func cmdReduce(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("reduce", "[flags] FILE", stderr)
-	execList := fs.String("executors", "oracle,fallback,native", "comma-separated executors: oracle (the reference) and fallback, native, --executor names")
+	execList := fs.String("executors", "oracle,fallback,native", "comma-separated executors: oracle (the reference) and fallback, native, torch (needs libtorch), --executor names")
 	var external executorSpecs
 	fs.Var(&external, "executor", "define an external executor `NAME=COMMAND` speaking rxeq.executor/v1, to name in --executors (repeatable)")
 	isolated := fs.Bool("isolate", true, "run native code in a worker process")

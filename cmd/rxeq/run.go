@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -34,6 +35,7 @@ type runFlags struct {
 	shard             string
 	nativeMode        string
 	parallel          int
+	torchThreads      int
 	timeout           time.Duration
 	compileTimeout    time.Duration
 	isolate           bool
@@ -47,12 +49,13 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&rf.json, "json", "", "write the JSON report (rxeq.report/v1) to `FILE`")
 	fs.StringVar(&rf.junit, "junit", "", "write the JUnit XML report to `FILE`")
 	fs.StringVar(&rf.dump, "dump", "", "write every case's inputs and outputs as .npy files with a manifest.json under `DIR`")
-	fs.StringVar(&rf.backends, "backend", "", "comma-separated executors to report: oracle, fallback, native and --executor names (default all)")
+	fs.StringVar(&rf.backends, "backend", "", "comma-separated executors to report: oracle, fallback, native, torch and --executor names (default all; torch when libtorch is installed)")
 	fs.StringVar(&rf.batches, "batch", "", "comma-separated batch sizes replacing each scenario's //rx:batches")
 	fs.StringVar(&rf.seed, "seed", "", "seed replacing each scenario's //rx:seed")
 	fs.StringVar(&rf.shard, "shard", "", "run shard `i/n` of the cases (n jobs cover every case once)")
 	fs.StringVar(&rf.nativeMode, "native-mode", "forced", "native backend mode: forced (never falls back) or auto")
 	fs.IntVar(&rf.parallel, "parallel", 0, "case groups run at once (default: number of CPUs)")
+	fs.IntVar(&rf.torchThreads, "torch-threads", 1, "intra-op threads of the torch executor (libtorch's at::set_num_threads)")
 	fs.DurationVar(&rf.timeout, "timeout", harness.DefaultCaseTimeout, "timeout of one executor on one case")
 	fs.DurationVar(&rf.compileTimeout, "compile-timeout", native.DefaultCompileTimeout, "timeout of one C compiler run (the compiler and its children are killed)")
 	rf.maxMemory = maxMemory(fs)
@@ -131,6 +134,15 @@ func (rf runFlags) options() (harness.Options, error) {
 	if rf.backends != "" {
 		opts.Backends = splitList(rf.backends)
 	}
+	if rf.torchThreads < 1 {
+		return opts, fmt.Errorf("--torch-threads %d: want a positive number", rf.torchThreads)
+	}
+	opts.TorchThreads = rf.torchThreads
+	if slices.Contains(opts.Backends, harness.PathTorch) {
+		if err := harness.TorchAvailable(); err != nil {
+			return opts, fmt.Errorf("--backend torch: %w", err)
+		}
+	}
 	for _, b := range splitList(rf.batches) {
 		n, err := strconv.Atoi(b)
 		if err != nil || n <= 0 {
@@ -181,6 +193,13 @@ func (rf runFlags) options() (harness.Options, error) {
 		// the case timeout gets a grace period on top to restart it.
 		opts.Executors = []harness.Executor{harness.FallbackExecutor{},
 			isolate.Executor{Options: native.Options{Mode: mode, CompileTimeout: rf.compileTimeout}, Timeout: rf.timeout}}
+		if err := harness.TorchAvailable(); err != nil {
+			opts.Unavailable = []harness.Unavailable{{Executor: harness.PathTorch, Reason: err.Error()}}
+		} else {
+			opts.Executors = append(opts.Executors, isolate.Executor{
+				Options: native.Options{Mode: mode, CompileTimeout: rf.compileTimeout, Runtime: native.RuntimeTorch, TorchThreads: rf.torchThreads},
+				Timeout: rf.timeout})
+		}
 		if rf.timeout > 0 {
 			opts.CaseTimeout = rf.timeout + isolateGrace
 		}
@@ -267,6 +286,9 @@ func printTable(w io.Writer, res *harness.Result) {
 		skipped = fmt.Sprintf(", %d skipped", n)
 	}
 	fmt.Fprintf(w, "\n%d passed, %d failed, %d errors%s; locks %d/%d held; %s\n", pass, fail, errored, skipped, locksOK, len(res.Locks), res.Wall.Round(time.Millisecond))
+	for _, u := range res.Unavailable {
+		fmt.Fprintf(w, "%s: not run on this machine: %s\n", u.Executor, u.Reason)
+	}
 	// The closing line CI systems read: cases and locks together, an error
 	// or a lock that does not hold counted as a failure.
 	closing := fmt.Sprintf("%d passed, %d failed", pass+locksOK, fail+errored+len(res.Locks)-locksOK)
