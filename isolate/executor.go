@@ -34,7 +34,7 @@ const WorkerArg = "worker"
 // forced mode with DefaultTimeout.
 type Executor struct {
 	// Options are passed to native.Compile in the worker (CC, CacheDir,
-	// Mode, Runtime, TorchThreads). Empty CC and CacheDir resolve there from $CC and $RXEQ_CACHE,
+	// Mode, Runtime, CXX, TorchThreads). Empty CC and CacheDir resolve there from $CC and $RXEQ_CACHE,
 	// which the worker inherits.
 	Options native.Options
 	// Command is the worker's argv; default {os.Executable(), WorkerArg}.
@@ -80,7 +80,7 @@ func (e Executor) Prepare(ctx context.Context, _ *program.File, p *ir.Program) (
 	}
 	pr := &prepared{argv: argv, env: e.Env, timeout: timeout, sem: make(chan struct{}, 1), path: e.Name(),
 		req: request{Kind: reqPrepare, Program: wp, CC: e.Options.CC, Cache: e.Options.CacheDir, Mode: e.Options.Mode,
-			CompileTimeout: e.Options.CompileTimeout, Runtime: e.Options.Runtime, TorchThreads: e.Options.TorchThreads}}
+			CompileTimeout: e.Options.CompileTimeout, Runtime: e.Options.Runtime, CXX: e.Options.CXX, TorchThreads: e.Options.TorchThreads}}
 	w, err := pr.start(ctx)
 	if err != nil {
 		return nil, err

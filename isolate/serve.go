@@ -82,7 +82,7 @@ func prepareProgram(ctx context.Context, req *request) (*native.Program, error) 
 		return nil, err
 	}
 	return native.Compile(ctx, p, native.Options{CC: req.CC, CacheDir: req.Cache, Mode: req.Mode, CompileTimeout: req.CompileTimeout,
-		Runtime: req.Runtime, TorchThreads: req.TorchThreads})
+		Runtime: req.Runtime, CXX: req.CXX, TorchThreads: req.TorchThreads})
 }
 
 func runProgram(ctx context.Context, prog *native.Program, req *request) response {

@@ -39,8 +39,10 @@ type request struct {
 	Mode    native.Mode
 	// CompileTimeout bounds each compiler run in the worker.
 	CompileTimeout time.Duration
-	// Runtime and TorchThreads select the runtime (native.Options).
+	// Runtime, CXX and TorchThreads select and build the runtime
+	// (native.Options).
 	Runtime      string
+	CXX          string
 	TorchThreads int
 
 	// run

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,6 +11,8 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/rextio/rxeq/harness"
+	"github.com/rextio/rxeq/native/runtime"
 	"github.com/rextio/rxeq/reports"
 )
 
@@ -78,20 +81,37 @@ var _ = Describe("rxeq", Label("e2e"), func() {
 		Expect(code).To(Equal(2))
 	})
 
-	It("runs the catalog through all three executors and writes loadable reports", Label("native"), func() {
+	It("runs the catalog through every executor this machine has and writes loadable reports", Label("native"), func() {
+		// 55 groups × oracle, fallback, native, and torch when libtorch is
+		// installed (else the output says why torch did not run).
+		cases, torch := 165, harness.TorchAvailable() == nil
+		if torch {
+			cases = 220
+		}
 		dir := GinkgoT().TempDir()
 		jsonPath, junitPath, dump := filepath.Join(dir, "r.json"), filepath.Join(dir, "r.xml"), filepath.Join(dir, "dump")
 		code, out, errOut := rxeq("run", "--json", jsonPath, "--junit", junitPath, "--dump", dump)
 		Expect(code).To(Equal(0), out+errOut)
-		Expect(out).To(MatchRegexp(`183 passed, 0 failed, 0 errors; locks 4/4 held`))
+		Expect(out).To(MatchRegexp(fmt.Sprintf(`%d passed, 0 failed, 0 errors; locks 4/4 held`, cases)))
 		Expect(out).To(MatchRegexp(`reference-scoring\s+score_linear\s+128\s+native\s+native\s+PASS`))
+		if torch {
+			Expect(out).To(MatchRegexp(`reference-scoring\s+score_linear\s+128\s+torch\s+torch\s+PASS`))
+		} else {
+			Expect(out).To(ContainSubstring("torch: not run on this machine: libtorch not found"))
+		}
 
 		f, err := os.Open(jsonPath)
 		Expect(err).NotTo(HaveOccurred())
 		defer f.Close()
 		rep, err := reports.ReadJSON(f)
 		Expect(err).NotTo(HaveOccurred())
-		Expect(rep.Cases).To(HaveLen(183))
+		Expect(rep.Cases).To(HaveLen(cases))
+		if torch {
+			Expect(rep.Framework).To(HavePrefix("libtorch "))
+			Expect(filepath.Join(dump, "reference-scoring/score_linear/b16/outputs/torch/probs.npy")).To(BeAnExistingFile())
+		} else {
+			Expect(rep.Unavailable).To(HaveLen(1))
+		}
 		Expect(rep.Locks).To(HaveLen(4))
 		Expect(rep.Compiler).NotTo(BeEmpty())
 
@@ -103,6 +123,49 @@ var _ = Describe("rxeq", Label("e2e"), func() {
 		Expect(filepath.Join(dump, "manifest.json")).To(BeAnExistingFile())
 		Expect(filepath.Join(dump, "reference-scoring/score_linear/b16/inputs/x.npy")).To(BeAnExistingFile())
 		Expect(filepath.Join(dump, "reference-scoring/score_linear/b16/outputs/native/probs.npy")).To(BeAnExistingFile())
+	})
+
+	Describe("without libtorch", func() {
+		BeforeEach(func() {
+			// A libtorch prefix with nothing in it: the torch runtime is
+			// unavailable, whatever this machine has installed.
+			GinkgoT().Setenv(runtime.TorchRootEnv, GinkgoT().TempDir())
+		})
+
+		It("fails --backend torch at once with exit 2, naming libtorch-dev", func() {
+			code, out, errOut := rxeq("run", "--backend", "oracle,native,torch")
+			Expect(code).To(Equal(2))
+			Expect(out).To(BeEmpty())
+			Expect(errOut).To(ContainSubstring("rxeq run: --backend torch: libtorch not found (install the Debian package libtorch-dev"))
+			code, _, errOut = rxeq("fuzz", "--executors", "oracle,torch", "--count", "1")
+			Expect(code).To(Equal(2))
+			Expect(errOut).To(ContainSubstring("executor torch: libtorch not found (install the Debian package libtorch-dev"))
+		})
+
+		It("leaves torch out of the default run and says so in the output and the report", func() {
+			dir := GinkgoT().TempDir()
+			jsonPath, junitPath := filepath.Join(dir, "r.json"), filepath.Join(dir, "r.xml")
+			code, out, errOut := rxeq("run", "--backend", "oracle,fallback", "--json", jsonPath, "--junit", junitPath)
+			Expect(code).To(Equal(0), out+errOut)
+			Expect(out).To(ContainSubstring("torch: not run on this machine: libtorch not found (install the Debian package libtorch-dev"))
+			f, err := os.Open(jsonPath)
+			Expect(err).NotTo(HaveOccurred())
+			defer f.Close()
+			rep, err := reports.ReadJSON(f)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(rep.Unavailable).To(HaveLen(1))
+			Expect(rep.Unavailable[0].Executor).To(Equal("torch"))
+			Expect(rep.Unavailable[0].Reason).To(ContainSubstring("libtorch-dev"))
+			junit, err := os.ReadFile(junitPath)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(string(junit)).To(ContainSubstring(`name="unavailable.torch"`))
+		})
+	})
+
+	It("rejects --torch-threads below 1", func() {
+		code, _, errOut := rxeq("run", "--torch-threads", "0")
+		Expect(code).To(Equal(2))
+		Expect(errOut).To(ContainSubstring("--torch-threads 0: want a positive number"))
 	})
 
 	It("exits 1 when a case or a lock fails", Label("native"), func() {

@@ -10,6 +10,8 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+
+	"github.com/rextio/rxeq/harness"
 )
 
 // TestMain lets the test binary be its own `rxeq worker`: `run --isolate`
@@ -33,6 +35,19 @@ var _ = Describe("run --isolate", Label("native"), func() {
 		Expect(out).To(MatchRegexp(`reference-scoring\s+score_linear\s+128\s+native\s+native\s+PASS`))
 	})
 
+	It("runs the catalog through torch in a worker, with the same results", Label("torch"), func() {
+		if err := harness.TorchAvailable(); err != nil {
+			if os.Getenv("RXEQ_REQUIRE_TORCH") != "" {
+				Fail("libtorch is required here (RXEQ_REQUIRE_TORCH is set) but: " + err.Error())
+			}
+			Skip("the torch executor needs libtorch, which this machine lacks: " + err.Error())
+		}
+		code, out, errOut := rxeq("run", "--isolate", "--backend", "torch", "--torch-threads", "1")
+		Expect(code).To(Equal(0), out+errOut)
+		Expect(out).To(MatchRegexp(`23 passed, 0 failed, 0 errors; locks 4/4 held`))
+		Expect(out).To(MatchRegexp(`reference-scoring\s+score_linear\s+128\s+torch\s+torch\s+PASS`))
+	})
+
 	It("reports a crash in generated code as that case's failure and finishes the run", func() {
 		dir := GinkgoT().TempDir()
 		obj := filepath.Join(dir, "fault_segv.o")
@@ -42,7 +57,7 @@ var _ = Describe("run --isolate", Label("native"), func() {
 		}
 		GinkgoT().Setenv("CC", "cc -Wl,--wrap=tanhf "+obj)
 		GinkgoT().Setenv("RXEQ_CACHE", filepath.Join(dir, "cache"))
-		code, out, _ := rxeq("run", "--isolate", "../../isolate/testdata/two.rx")
+		code, out, _ := rxeq("run", "--isolate", "--backend", "oracle,fallback,native", "../../isolate/testdata/two.rx")
 		Expect(code).To(Equal(1))
 		Expect(out).To(MatchRegexp(`isolate-two-funcs\s+squash\s+4\s+native\s+native\s+FAIL`))
 		Expect(out).To(MatchRegexp(`isolate-two-funcs\s+plain\s+4\s+native\s+native\s+PASS`))

@@ -45,15 +45,28 @@ var (
 	torchLibDirs     = []string{"/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/usr/lib64", "/usr/lib", "/usr/local/lib"}
 )
 
+// TorchRootEnv names the environment variable that points FindTorch at one
+// libtorch prefix.
+const TorchRootEnv = "RXEQ_TORCH_ROOT"
+
 var versionRE = regexp.MustCompile(`#define\s+TORCH_VERSION\s+\\?\s*"([^"]+)"`)
 
 // FindTorch looks for libtorch's headers (ATen/ATen.h, torch/version.h) and
 // libraries (libtorch.so, libtorch_cpu.so, libc10.so) in the usual places.
 // The error wraps ErrNoTorch and says what is missing.
+//
+// $RXEQ_TORCH_ROOT, when set, replaces those places with one prefix (its
+// include/ and lib/ directories), for a libtorch unpacked elsewhere; a
+// prefix without libtorch makes the torch runtime unavailable.
 func FindTorch() (TorchInstall, error) {
 	var in TorchInstall
 	var verText []byte
-	for _, d := range torchIncludeDirs {
+	includeDirs, libDirs := torchIncludeDirs, torchLibDirs
+	if root := os.Getenv(TorchRootEnv); root != "" {
+		includeDirs = []string{filepath.Join(root, "include")}
+		libDirs = []string{filepath.Join(root, "lib"), filepath.Join(root, "lib", "x86_64-linux-gnu"), filepath.Join(root, "lib", "aarch64-linux-gnu")}
+	}
+	for _, d := range includeDirs {
 		vh := filepath.Join(d, "torch", "csrc", "api", "include", "torch", "version.h")
 		if _, err := os.Stat(filepath.Join(d, "ATen", "ATen.h")); err != nil {
 			continue
@@ -66,9 +79,9 @@ func FindTorch() (TorchInstall, error) {
 		break
 	}
 	if in.Include == "" {
-		return in, fmt.Errorf("%w: no ATen/ATen.h and torch/csrc/api/include/torch/version.h under %s", ErrNoTorch, strings.Join(torchIncludeDirs, ", "))
+		return in, fmt.Errorf("%w: no ATen/ATen.h and torch/csrc/api/include/torch/version.h under %s", ErrNoTorch, strings.Join(includeDirs, ", "))
 	}
-	for _, d := range torchLibDirs {
+	for _, d := range libDirs {
 		ok := true
 		for _, l := range torchLibs {
 			if _, err := os.Stat(filepath.Join(d, "lib"+l+".so")); err != nil {
@@ -82,7 +95,7 @@ func FindTorch() (TorchInstall, error) {
 		}
 	}
 	if in.LibDir == "" {
-		return in, fmt.Errorf("%w: no libtorch.so, libtorch_cpu.so and libc10.so together in %s", ErrNoTorch, strings.Join(torchLibDirs, ", "))
+		return in, fmt.Errorf("%w: no libtorch.so, libtorch_cpu.so and libc10.so together in %s", ErrNoTorch, strings.Join(libDirs, ", "))
 	}
 	ver := "unknown"
 	if m := versionRE.FindSubmatch(verText); m != nil {
