@@ -1,11 +1,15 @@
 #!/usr/bin/env bash
 # Installs what rxeq needs on a fresh Debian machine with Go: a C compiler
-# (the native backend), xmllint (JUnit validation), and NumPy and PyTorch
-# for Debian's /usr/bin/python3 (the Python executor examples). Sourced by
-# the other scripts; a no-op when all are present. apt waits up to ten
-# minutes for a lock another installer holds instead of failing.
+# (the native backend), a C++ compiler and libtorch-dev (the torch
+# executor: the same generated C over libtorch's ATen kernels), xmllint
+# (JUnit validation), and NumPy and PyTorch for Debian's /usr/bin/python3
+# (the Python executor examples). Sourced by the other scripts; a no-op
+# when all are present. apt waits up to ten minutes for a lock another
+# installer holds instead of failing.
 need=()
 command -v cc >/dev/null 2>&1 || need+=(gcc libc6-dev)
+command -v c++ >/dev/null 2>&1 || need+=(g++)
+[ -f /usr/include/ATen/ATen.h ] && [ -e /usr/lib/x86_64-linux-gnu/libtorch_cpu.so ] || need+=(libtorch-dev)
 command -v xmllint >/dev/null 2>&1 || need+=(libxml2-utils)
 /usr/bin/python3 -c 'import numpy' >/dev/null 2>&1 || need+=(python3-numpy)
 /usr/bin/python3 -c 'import torch' >/dev/null 2>&1 || need+=(python3-torch)

@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # The README's test command: installs what the tests need on a fresh Debian
-# machine (a C compiler, xmllint, staticcheck), then runs lint and every
-# ginkgo suite, native ones included, under plain `go test`.
+# machine (a C and a C++ compiler, libtorch-dev, xmllint, staticcheck), then
+# runs lint and every ginkgo suite, native and torch ones included, under
+# plain `go test`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 source ci/setup.sh
+# setup.sh installed libtorch-dev: a spec that needs it fails, not skips.
+export RXEQ_REQUIRE_TORCH=1
 
 STATICCHECK_VERSION=v0.8.2
 if ! staticcheck -version 2>/dev/null | grep -q "${STATICCHECK_VERSION#v}"; then
@@ -38,9 +41,10 @@ go test ./program -run '^$' -fuzz FuzzParse -fuzztime 20s
 go test ./harness -run '^$' -fuzz FuzzCompare -fuzztime 20s
 # Random programs, oracle vs fallback, driven by Go's fuzzer.
 go test ./fuzz -run '^$' -fuzz FuzzDifferential -fuzztime 30s
-# Random programs through all three executors, native code in workers.
-# Fixed seeds, so a finding here reproduces with the command it prints.
+# Random programs through all four executors, native and torch code in
+# workers. Fixed seeds, so a finding here reproduces with the command it
+# prints.
 out=$(mktemp -d)
-go run ./cmd/rxeq fuzz --seed 1 --count 30 --executors oracle,fallback,native --out "$out/findings" \
+go run ./cmd/rxeq fuzz --seed 1 --count 30 --executors oracle,fallback,native,torch --out "$out/findings" \
   || { cat "$out"/findings/*.reduced.rx 2>/dev/null; exit 1; }
 rm -rf "$out"

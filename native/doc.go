@@ -108,6 +108,49 @@
 // the runtime.Pinner) and sizes the outputs without maps: it allocates the
 // output tensors, one map and the Result.
 //
+// # Runtimes: native and torch
+//
+// The generated C calls only the runtime's C API (rx_runtime.h), and
+// Options.Runtime chooses the library behind it: RuntimeNative (rxeq's own
+// float32 kernels, rx_kernels.c) or RuntimeTorch (rx_aten.cc, every float
+// kernel one ATen `_out` op over at::from_blob views of the call's own
+// memory). The translation unit is byte-identical for both, so every
+// //rx:lock holds for both, and both share rx_context.c: the invocation
+// context, boundary validation, moves and the integer scalar ops, so
+// control flow and integer arithmetic never reach ATen. Result.Path and
+// PathOf name the runtime ("native" or "torch"); Counters.KernelCalls
+// counts ATen calls (0 for native).
+//
+// The torch runtime needs libtorch (Debian's libtorch-dev: headers in
+// /usr/include, libtorch.so, libtorch_cpu.so and libc10.so; see
+// runtime.FindTorch, $RXEQ_TORCH_ROOT for another prefix) and a C++17
+// compiler (Options.CXX, else $CXX, else c++). Without libtorch Compile
+// fails with an error wrapping ErrNoTorch that names the package. The
+// runtime is built once into the cache as rt-KEY.so: rx_context.c with the
+// C flags above, rx_aten.cc with `c++ -std=c++17 -O2 -fPIC
+// -ffp-contract=off -Wall -Werror`, linked -shared against -ltorch
+// -ltorch_cpu -lc10; its key covers the sources, both compilers' identity
+// and flags, the link flags and libtorch's version (runtime.Lib.Version).
+// It is loaded once per process and never unloaded (RTLD_NODELETE:
+// libtorch cannot be unloaded safely). Options.TorchThreads (default 1)
+// sets ATen's intra-op threads and OpenBLAS's for every torch program of
+// the process; the inter-op pool is set to one thread once per process.
+// Every C++ exception is caught at the runtime's extern "C" boundary: an
+// ATen failure is the op's status, an error wrapping ErrKernel that names
+// the function and the op (ErrInternal for an allocation failure).
+//
+// Where ATen's kernels differ from rxeq's own (pinned by the torch specs):
+// Maximum and Minimum of two zeros of different sign return their first
+// operand, Max along an axis the first zero it meets, and Relu(-0) is -0
+// (rxeq's kernels order the zeros as Go's math.Max and math.Min and give
+// Relu(-0) = +0); the values compare equal, only 1/x could tell them
+// apart. MatMul (OpenBLAS sgemm) and Sum/Mean (ATen's cascade sum) add in
+// another order than index order, and ATen's vectorised transcendental
+// functions (SLEEF) were not built with -ffp-contract=off; the tolerance
+// absorbs both. Argmax (first maximum, first NaN), NaN propagation in
+// Maximum, Minimum, Max and Relu, stable Softmax and Mean = Sum/n are the
+// same.
+//
 // # Numerics
 //
 // float32 throughout, as the fallback: tanhf, expf, logf, sqrtf from libm;

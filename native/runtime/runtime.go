@@ -4,7 +4,9 @@
 // rx_runtime.h is the C API that generated code calls and the ABI the Go
 // call bridge uses. A runtime library implements it: the "native" runtime
 // is rx_context.c (the invocation context, validation, moves, integer
-// scalar ops) with rx_kernels.c (rxeq's own float32 kernels). The runtime
+// scalar ops) with rx_kernels.c (rxeq's own float32 kernels); the "torch"
+// runtime (Torch) is the same rx_context.c with rx_aten.cc, whose float
+// kernels are libtorch's ATen ops, compiled as C++17. The runtime
 // library is compiled once per (sources, compiler, flags) into the build
 // cache, and every generated program is linked against it, so a program's
 // translation unit holds only its own functions and includes nothing but

@@ -1,0 +1,53 @@
+"""PyTorch eager baseline for BenchmarkScoreLinearTorch (native/bench_torch_test.go).
+
+score_linear of testdata/score_linear.rx written as PyTorch eager code, timed
+with one intra-op thread (torch.set_num_threads(1); the caller also sets
+OPENBLAS_NUM_THREADS=1) at each batch given on the command line. Prints one
+line per batch: "BATCH NS_PER_ROW". Each batch runs a warm-up, then
+repeats the call until at least 0.3 s have passed, best of three rounds.
+"""
+import sys
+import time
+
+import torch
+
+
+def score_linear(x, w, b):
+    logits = torch.mm(x, w) + b
+    for round_idx in range(4):
+        if round_idx % 2 == 0:
+            logits = logits * 0.5
+        else:
+            logits = torch.tanh(logits)
+    probs = torch.softmax(logits, 1)
+    classes = torch.argmax(probs, 1)
+    return logits, probs, classes
+
+
+def main():
+    torch.set_num_threads(1)
+    torch.manual_seed(1)
+    with torch.inference_mode():
+        for arg in sys.argv[1:]:
+            batch = int(arg)
+            x = torch.randn(batch, 32)
+            w = torch.randn(32, 8) * 0.3
+            b = torch.rand(8) * 0.2 - 0.1
+            for _ in range(10):
+                score_linear(x, w, b)
+            best = None
+            for _ in range(3):
+                n, start = 0, time.perf_counter_ns()
+                while True:
+                    score_linear(x, w, b)
+                    n += 1
+                    el = time.perf_counter_ns() - start
+                    if el >= 300_000_000:
+                        break
+                per = el / n / batch
+                best = per if best is None else min(best, per)
+            print(batch, best, flush=True)
+
+
+if __name__ == "__main__":
+    main()
