@@ -2,9 +2,11 @@
 
 score_linear of testdata/score_linear.rx written as PyTorch eager code, timed
 with one intra-op thread (torch.set_num_threads(1); the caller also sets
-OPENBLAS_NUM_THREADS=1) at each batch given on the command line. Prints one
-line per batch: "BATCH NS_PER_ROW". Each batch runs a warm-up, then
-repeats the call until at least 0.3 s have passed, best of three rounds.
+OPENBLAS_NUM_THREADS=1) at each batch given on the command line, or, with
+no arguments, at each batch read from stdin, one per line (so that a Go
+benchmark can interleave its own runs with these). Prints one line per
+batch: "BATCH NS_PER_ROW". Each batch runs a warm-up, then repeats the call
+until at least 0.3 s have passed, best of three rounds.
 """
 import sys
 import time
@@ -27,8 +29,9 @@ def score_linear(x, w, b):
 def main():
     torch.set_num_threads(1)
     torch.manual_seed(1)
+    args = sys.argv[1:] or (line.strip() for line in sys.stdin if line.strip())
     with torch.inference_mode():
-        for arg in sys.argv[1:]:
+        for arg in args:
             batch = int(arg)
             x = torch.randn(batch, 32)
             w = torch.randn(32, 8) * 0.3

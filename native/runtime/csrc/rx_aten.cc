@@ -67,6 +67,7 @@
 #include <ATen/ops/sum.h>
 #include <ATen/ops/t_copy.h>
 #include <ATen/ops/tanh.h>
+#include <c10/core/InferenceMode.h>
 #include <c10/util/Exception.h>
 #include <torch/version.h>
 
@@ -110,6 +111,10 @@ int kernel_error(rx_ctx *c, int op, const char *what)
 template <typename F> int rx_guard(rx_ctx *c, int op, F body) noexcept
 {
 	try {
+		/* No kernel here needs autograd: inference mode skips the
+		 * autograd and view-tracking dispatch keys, as PyTorch's
+		 * torch.inference_mode() does. */
+		c10::InferenceMode guard;
 		apply_threads();
 		return body();
 	} catch (const std::bad_alloc &) {
