@@ -20,11 +20,18 @@ import (
 var knownBugs = map[string]string{}
 
 // allExecutors are the fallback and, where a C compiler is installed, the
-// native backend building into a private cache.
+// native backend building into a private cache, and torch where libtorch
+// is installed too (building into the user's cache, so that its runtime is
+// compiled once).
 func allExecutors() []harness.Executor {
 	all := []harness.Executor{harness.FallbackExecutor{}}
 	if _, err := exec.LookPath("cc"); err == nil {
 		all = append(all, harness.NativeExecutor{Options: native.Options{CacheDir: GinkgoT().TempDir()}})
+		if err := harness.TorchAvailable(); err == nil {
+			all = append(all, harness.TorchExecutor{})
+		} else {
+			GinkgoWriter.Println("torch not checked: " + err.Error())
+		}
 	} else {
 		GinkgoWriter.Println("no C compiler: native not checked")
 	}
@@ -39,7 +46,7 @@ var _ = Describe("Findings", func() {
 		if _, known := knownBugs[name]; known {
 			spec = PIt
 		}
-		spec("the oracle, the fallback and native agree on "+name, func() {
+		spec("the oracle, the fallback, native and torch agree on "+name, func() {
 			src, err := os.ReadFile(path)
 			Expect(err).NotTo(HaveOccurred())
 			rep, err := fuzz.Check(context.Background(), src, allExecutors()...)

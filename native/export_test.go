@@ -82,3 +82,17 @@ func InvokeSource(ctx context.Context, opts Options, src, fn string, args ...*te
 	}
 	return rs, nil
 }
+
+// TorchRuntimeKey is the cache key of the torch runtime lib would get with
+// the compilers opts names.
+func TorchRuntimeKey(ctx context.Context, opts Options, lib runtime.Lib) (string, error) {
+	cc, err := findCompiler(ctx, opts.CC, opts.CompileTimeout)
+	if err != nil {
+		return "", err
+	}
+	cxx, err := findCXX(ctx, opts.CXX, opts.CompileTimeout)
+	if err != nil {
+		return "", err
+	}
+	return torchRuntimeKey(lib, cc, cxx), nil
+}
