@@ -14,7 +14,8 @@
 // installed, the torch executor (the same C over ATen kernels), with the
 // function's source lock checked; a failure prints the harness's mismatch
 // report or the lock's near-miss text. Without libtorch each entry records
-// a report entry saying torch did not run and why.
+// a report entry saying torch did not run and why (and fails when
+// RXEQ_REQUIRE_TORCH is set).
 package rxginkgo
 
 import (
@@ -28,6 +29,11 @@ import (
 	"github.com/rextio/rxeq/program"
 	"github.com/rextio/rxeq/scenarios"
 )
+
+// RequireTorchEnv names the environment variable that, when set (CI sets
+// it where libtorch is installed), makes AssertCase fail a case whose run
+// left torch out instead of only recording why.
+const RequireTorchEnv = "RXEQ_REQUIRE_TORCH"
 
 // Case is the parameter of one table entry: one function of one scenario
 // at one batch size.
@@ -111,6 +117,9 @@ func AssertCase(c Case) {
 	res, err := Run(context.Background(), c)
 	gomega.Expect(err).NotTo(gomega.HaveOccurred())
 	for _, u := range res.Unavailable {
+		if os.Getenv(RequireTorchEnv) != "" {
+			ginkgo.Fail(fmt.Sprintf("executor %s is required (%s is set) but cannot run: %s", u.Executor, RequireTorchEnv, u.Reason))
+		}
 		ginkgo.AddReportEntry("executor not run: "+u.Executor, u.Reason)
 	}
 	gomega.Expect(res).To(Pass())
