@@ -277,6 +277,19 @@ var _ = Describe("the torch runtime", Label("native", "torch"), func() {
 		})
 	})
 
+	It("runs a batch of zero rows like the native runtime", func() {
+		_, p := parse("score_linear.rx", readTestdata("score_linear.rx"))
+		tp, np := compileTorch(p), compile(p)
+		in := map[string]*tensor.Tensor{"x": tensor.NewFloat32(0, 32), "w": tensor.NewFloat32(32, 8), "b": tensor.NewFloat32(8)}
+		got, terr := tp.Run(context.Background(), "score_linear", in)
+		want, nerr := np.Run(context.Background(), "score_linear", in)
+		Expect(nerr).NotTo(HaveOccurred())
+		Expect(terr).NotTo(HaveOccurred())
+		for name, w := range want.Outputs {
+			Expect(got.Outputs[name].Shape).To(Equal(w.Shape), name)
+		}
+	})
+
 	Describe("the invocation context", func() {
 		It("validates each input once per call, each op result once, and calls the framework only for float ops", func() {
 			_, p := parse("score_linear.rx", readTestdata("score_linear.rx"))
