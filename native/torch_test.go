@@ -101,13 +101,14 @@ var _ = Describe("the torch runtime", Label("native", "torch"), func() {
 	Describe("ops against the oracle", Ordered, func() {
 		var opsF, edgesF *program.File
 		var ops, edges *native.Program
+		var edgesIR *ir.Program
 
 		BeforeAll(func() {
 			var p *ir.Program
 			opsF, p = parse("ops.rx", readTestdata("ops.rx"))
 			ops = compileTorch(p)
-			edgesF, p = parse("edges.rx", readTestdata("edges.rx"))
-			edges = compileTorch(p)
+			edgesF, edgesIR = parse("edges.rx", readTestdata("edges.rx"))
+			edges = compileTorch(edgesIR)
 		})
 
 		It("computes broadcasting arithmetic exactly where float32 is exact", func() {
@@ -258,6 +259,29 @@ var _ = Describe("the torch runtime", Label("native", "torch"), func() {
 			Expect(math.IsNaN(float64(r[2]))).To(BeTrue())
 			Expect(math.IsNaN(float64(out["top"].F32[0]))).To(BeTrue())
 			Expect(out["cls"].I64).To(Equal([]int64{2}))
+		})
+
+		// The finding behind the spec above, end to end: 1/x turns the sign
+		// of a zero into ±Inf, which the comparison matches exactly, so a
+		// program that divides by Maximum(-0, +0), Minimum(+0, -0) or
+		// Relu(-0) disagrees with the oracle on torch (and agrees on
+		// native). rxeq keeps ATen's behaviour rather than patch it: the
+		// torch executor exists to show what the framework computes.
+		It("disagrees with the oracle on 1/x of those zeros, where native agrees", func() {
+			in := map[string]*tensor.Tensor{"a": f32(sh(2), negZero, 2), "b": f32(sh(2), 0, 4)}
+			want, err := oracle.Run(context.Background(), edgesF.Func("inv"), in)
+			Expect(err).NotTo(HaveOccurred())
+			got := runTorch(edges, "inv", in)
+			nat := run(compile(edgesIR), "inv", in)
+			// The oracle: 1/math.Max(-0, +0) = +Inf, 1/math.Min(+0, -0) =
+			// -Inf, 1/Relu(-0) = 1/+0 = +Inf; ATen's zeros have the other
+			// sign each time.
+			for name, sign := range map[string]int{"mx": 1, "mn": -1, "r": 1} {
+				Expect(want[name].F64[0]).To(Equal(math.Inf(sign)), name)
+				Expect(float64(nat[name].F32[0])).To(Equal(math.Inf(sign)), "native %s", name)
+				Expect(float64(got[name].F32[0])).To(Equal(math.Inf(-sign)), "torch %s", name)
+				Expect(got[name].F32[1]).To(Equal(nat[name].F32[1]), name)
+			}
 		})
 
 		It("takes Argmax of ties, ±Inf and a NaN-free row as the first maximum", func() {
