@@ -143,8 +143,11 @@
 // Maximum and Minimum of two zeros of different sign return their first
 // operand, Max along an axis the first zero it meets, and Relu(-0) is -0
 // (rxeq's kernels order the zeros as Go's math.Max and math.Min and give
-// Relu(-0) = +0); the values compare equal, only 1/x could tell them
-// apart. MatMul (OpenBLAS sgemm) and Sum/Mean (ATen's cascade sum) add in
+// Relu(-0) = +0). The values compare equal, but 1/x turns them into
+// opposite infinities, which the comparison matches exactly: a program
+// dividing by Maximum(-0, +0), Minimum(+0, -0) or Relu(-0) fails on torch
+// against the oracle. rxeq keeps ATen's behaviour (the torch executor
+// shows what the framework computes) and pins it in the torch specs. MatMul (OpenBLAS sgemm) and Sum/Mean (ATen's cascade sum) add in
 // another order than index order, and ATen's vectorised transcendental
 // functions (SLEEF) were not built with -ffp-contract=off; the tolerance
 // absorbs both. Argmax (first maximum, first NaN), NaN propagation in

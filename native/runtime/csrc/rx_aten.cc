@@ -26,6 +26,9 @@
  *     first operand (ATen's maximum(-0, +0) is -0; rx_maxf gives +0), and
  *     Max along an axis of such zeros returns the first one met; Relu(-0)
  *     is -0 (rxeq's own kernel gives +0). Both propagate NaN as rxeq does.
+ *     Equal values, but 1/x of them are opposite infinities: such a
+ *     program fails on torch against the oracle. Kept on purpose (this
+ *     runtime shows what ATen computes), documented and pinned by tests.
  *   - MatMul is OpenBLAS's sgemm and Sum/Mean use ATen's cascade sum: the
  *     summation order differs from index order (the tolerance absorbs it),
  *     and ATen's kernels were built without -ffp-contract=off (its
