@@ -37,8 +37,8 @@ var _ = Describe("The torch executor", Label("native", "torch"), func() {
 		res, err := harness.Run(ctx, files, harness.Options{})
 		Expect(err).NotTo(HaveOccurred())
 		Expect(res.Unavailable).To(BeEmpty())
-		// 23 groups × oracle, fallback, native, torch.
-		Expect(res.Cases).To(HaveLen(92))
+		// 55 groups × oracle, fallback, native, torch.
+		Expect(res.Cases).To(HaveLen(220))
 		torch := 0
 		for _, c := range res.Cases {
 			Expect(c.Status).To(Equal(harness.StatusPass), c.Name()+": "+c.Message)
@@ -50,7 +50,7 @@ var _ = Describe("The torch executor", Label("native", "torch"), func() {
 				Expect(c.Error).To(Equal("score_divisor: CheckedRem: division by zero (round_idx=0) at scenarios/error.rx:21:6"), c.Executor)
 			}
 		}
-		Expect(torch).To(Equal(23))
+		Expect(torch).To(Equal(55))
 		for _, l := range res.Locks {
 			Expect(l.OK()).To(BeTrue(), l.Function)
 		}
@@ -62,7 +62,7 @@ var _ = Describe("The torch executor", Label("native", "torch"), func() {
 				Expect(p.Framework).To(HavePrefix("libtorch "))
 			}
 		}
-		Expect(preps).To(Equal(4))
+		Expect(preps).To(Equal(5))
 	})
 
 	It("prepares byte-identical C to the native executor's, so every lock holds for both", func() {
