@@ -14,6 +14,7 @@ import (
 	"github.com/rextio/rxeq/harness"
 	"github.com/rextio/rxeq/native/runtime"
 	"github.com/rextio/rxeq/reports"
+	"github.com/rextio/rxeq/scenarios"
 )
 
 // rxeq runs the command in-process and returns its exit code and output.
@@ -82,11 +83,11 @@ var _ = Describe("rxeq", Label("e2e"), func() {
 	})
 
 	It("runs the catalog through every executor this machine has and writes loadable reports", Label("native"), func() {
-		// 55 groups × oracle, fallback, native, and torch when libtorch is
-		// installed (else the output says why torch did not run).
-		cases, torch := 165, harness.TorchAvailable() == nil
+		// Every group × oracle, fallback, native, and torch when libtorch
+		// is installed (else the output says why torch did not run).
+		cases, torch := 3*catalogGroups(), harness.TorchAvailable() == nil
 		if torch {
-			cases = 220
+			cases = 4 * catalogGroups()
 		}
 		dir := GinkgoT().TempDir()
 		jsonPath, junitPath, dump := filepath.Join(dir, "r.json"), filepath.Join(dir, "r.xml"), filepath.Join(dir, "dump")
@@ -195,3 +196,16 @@ var _ = Describe("rxeq", Label("e2e"), func() {
 		}
 	})
 })
+
+// catalogGroups counts the built-in catalog's (scenario, function, batch)
+// groups: each is one case per executor.
+func catalogGroups() int {
+	GinkgoHelper()
+	files, err := scenarios.Catalog()
+	Expect(err).NotTo(HaveOccurred())
+	n := 0
+	for _, f := range files {
+		n += len(f.Funcs) * max(len(f.Batches), 1)
+	}
+	return n
+}
