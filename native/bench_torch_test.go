@@ -8,6 +8,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	goruntime "runtime"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"testing"
@@ -81,7 +83,9 @@ func (e *eager) close() {
 // right before and right after each torch sub-benchmark, so that both see
 // the same machine load; the torch sub-benchmark then reports
 // "eager-ns/row", the mean of the two, and "eager-ratio", its own ns/row
-// over that (below 1: faster than PyTorch eager).
+// over that (below 1: faster than PyTorch eager). "torch-gc-paused" runs
+// the torch calls with Go's garbage collector paused, to show what the
+// collection of the per-call output tensors costs.
 func BenchmarkScoreLinearTorch(b *testing.B) {
 	if _, err := runtime.FindTorch(); err != nil {
 		b.Skip(err)
@@ -131,6 +135,22 @@ func BenchmarkScoreLinearTorch(b *testing.B) {
 					b.ReportMetric(perRow/e, "eager-ratio")
 				}
 			}
+		})
+		// The same with Go's garbage collector paused: what the call costs
+		// without collecting the outputs Go allocates for every call (a
+		// diagnostic, not a way to run).
+		b.Run(fmt.Sprintf("torch-gc-paused/batch=%d", batch), func(b *testing.B) {
+			old := debug.SetGCPercent(-1)
+			defer func() {
+				debug.SetGCPercent(old)
+				goruntime.GC()
+			}()
+			for b.Loop() {
+				if _, err := tp.Run(ctx, "score_linear", in); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(batch), "ns/row")
 		})
 		b.Run(fmt.Sprintf("native/batch=%d", batch), func(b *testing.B) {
 			for b.Loop() {
