@@ -8,12 +8,17 @@ import (
 	"testing"
 
 	"github.com/rextio/rxeq/fallback"
+	"github.com/rextio/rxeq/harness"
 	"github.com/rextio/rxeq/native"
 	"github.com/rextio/rxeq/oracle"
 	"github.com/rextio/rxeq/program"
 	"github.com/rextio/rxeq/program/ir"
-	"github.com/rextio/rxeq/tensor"
+	"github.com/rextio/rxeq/scenarios"
 )
+
+// benchBatches are the batch sizes of the scoring benchmarks; the PyTorch
+// anchor (scripts/bench_torch.py) uses the same ones.
+var benchBatches = []int{1, 16, 128, 4096, 65536}
 
 func benchProgram(b *testing.B) (*program.File, *ir.Program) {
 	src, err := os.ReadFile("testdata/score_linear.rx")
@@ -31,40 +36,48 @@ func benchProgram(b *testing.B) (*program.File, *ir.Program) {
 	return f, p
 }
 
-func benchInputs(f *program.File, batch int) map[string]*tensor.Tensor {
-	in := map[string]*tensor.Tensor{}
-	for name, shape := range map[string][]int{"x": {batch, 32}, "w": {32, 8}, "b": {8}} {
-		d, _ := f.Input(name)
-		in[name] = tensor.Generate(d, tensor.DeriveSeed(1, name), shape...)
+// benchReference returns the catalog's reference scenario and its IR.
+func benchReference(b *testing.B) (*program.File, *ir.Program) {
+	f, err := scenarios.Lookup("reference.rx")
+	if err != nil {
+		b.Fatal(err)
 	}
-	return in
+	p, err := program.Lower(f)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return f, p
 }
 
-// BenchmarkScoreLinear compares the executors on the DESIGN example, in
-// ns/row.
-func BenchmarkScoreLinear(b *testing.B) {
-	f, p := benchProgram(b)
+// benchScoring runs function fn of the reference scenario on the given
+// executors at every batch size, in ns/row (and allocs/op).
+func benchScoring(b *testing.B, fn string, executors ...string) {
+	f, p := benchReference(b)
 	ctx := context.Background()
 	prog, err := native.Compile(ctx, p, native.Options{CacheDir: filepath.Join(b.TempDir(), "c")})
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer prog.Close()
-	it, err := fallback.New(p.Func("score_linear"))
+	it, err := fallback.New(p.Func(fn))
 	if err != nil {
 		b.Fatal(err)
 	}
-	fn := f.Func("score_linear")
-	for _, batch := range []int{1, 16, 128, 4096, 65536} {
-		in := benchInputs(f, batch)
-		execs := map[string]func() error{
-			"native":   func() error { _, err := prog.Run(ctx, "score_linear", in); return err },
-			"fallback": func() error { _, err := it.Run(ctx, in); return err },
-			"oracle":   func() error { _, err := oracle.Run(ctx, fn, in); return err },
+	pf := f.Func(fn)
+	for _, batch := range benchBatches {
+		in, err := harness.GenerateInputs(f, pf, batch, f.Seed, nil)
+		if err != nil {
+			b.Fatal(err)
 		}
-		for _, name := range []string{"native", "fallback", "oracle"} {
+		execs := map[string]func() error{
+			"native":   func() error { _, err := prog.Run(ctx, fn, in); return err },
+			"fallback": func() error { _, err := it.Run(ctx, in); return err },
+			"oracle":   func() error { _, err := oracle.Run(ctx, pf, in); return err },
+		}
+		for _, name := range executors {
 			b.Run(fmt.Sprintf("%s/batch=%d", name, batch), func(b *testing.B) {
 				run := execs[name]
+				b.ReportAllocs()
 				for b.Loop() {
 					if err := run(); err != nil {
 						b.Fatal(err)
@@ -75,6 +88,19 @@ func BenchmarkScoreLinear(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkScoreLinear compares the executors on the DESIGN example, in
+// ns/row.
+func BenchmarkScoreLinear(b *testing.B) {
+	benchScoring(b, "score_linear", "native", "fallback", "oracle")
+}
+
+// BenchmarkScoreMLP is score_mlp of the reference scenario on native code.
+func BenchmarkScoreMLP(b *testing.B) { benchScoring(b, "score_mlp", "native") }
+
+// BenchmarkScorePipeline is score_pipeline of the reference scenario on
+// native code.
+func BenchmarkScorePipeline(b *testing.B) { benchScoring(b, "score_pipeline", "native") }
 
 // BenchmarkEmptyCall is the cost of one call into an empty generated
 // function (no inputs, no outputs, no body): cgo, the trampoline, the
@@ -87,6 +113,7 @@ func BenchmarkEmptyCall(b *testing.B) {
 	}
 	defer prog.Close()
 	ctx := context.Background()
+	b.ReportAllocs()
 	for b.Loop() {
 		if _, err := prog.Run(ctx, "empty", nil); err != nil {
 			b.Fatal(err)
@@ -95,11 +122,38 @@ func BenchmarkEmptyCall(b *testing.B) {
 }
 
 // BenchmarkCompile is the time from an IR program to a loaded program:
-// cold (an empty cache: generate, compile, load) and warm (cached).
+// cold (a program the cache has never seen: generate, compile, load; the
+// runtime library is built once, before the timer, as in any session after
+// its first compile) and warm (cached). ms/compile is the cold figure the
+// fuzzer pays per candidate.
 func BenchmarkCompile(b *testing.B) {
 	_, p := benchProgram(b)
 	ctx := context.Background()
 	b.Run("cold", func(b *testing.B) {
+		dir := filepath.Join(b.TempDir(), "c")
+		prog, err := native.Compile(ctx, p, native.Options{CacheDir: dir})
+		if err != nil {
+			b.Fatal(err)
+		}
+		prog.Close()
+		i := 0
+		for b.Loop() {
+			i++
+			// A fresh program each time: the same function under a new
+			// name, so its source (and cache key) is new.
+			q := *p
+			fn := *p.Funcs[0]
+			fn.Name = fmt.Sprintf("score_linear_%d", i)
+			q.Funcs = []*ir.Func{&fn}
+			prog, err := native.Compile(ctx, &q, native.Options{CacheDir: dir})
+			if err != nil {
+				b.Fatal(err)
+			}
+			prog.Close()
+		}
+		b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(b.N), "ms/compile")
+	})
+	b.Run("cold-empty-cache", func(b *testing.B) {
 		base := b.TempDir()
 		i := 0
 		for b.Loop() {
@@ -110,6 +164,7 @@ func BenchmarkCompile(b *testing.B) {
 			}
 			prog.Close()
 		}
+		b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(b.N), "ms/compile")
 	})
 	b.Run("warm", func(b *testing.B) {
 		dir := filepath.Join(b.TempDir(), "c")
@@ -127,3 +182,4 @@ func BenchmarkCompile(b *testing.B) {
 		}
 	})
 }
+
