@@ -182,4 +182,3 @@ func BenchmarkCompile(b *testing.B) {
 		}
 	})
 }
-
