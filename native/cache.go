@@ -71,6 +71,9 @@ func runtimeKey(lib runtime.Lib, cc *compiler) string {
 		part(f.Text)
 	}
 	part(strings.Join(lib.CSources, " "))
+	part(strings.Join(lib.Args, " "))
+	part(strings.Join(lib.Libs, " "))
+	part(lib.ISA)
 	part(cc.path)
 	part(strings.Join(cc.args, " "))
 	part(cc.ident)
@@ -147,8 +150,9 @@ func buildRuntime(ctx context.Context, lib runtime.Lib, cc *compiler, dir string
 			order = append(order, f.Name)
 		}
 		args := append(append([]string(nil), buildFlags...), runtimeLinkFlags...)
-		args = append(args, "-iquote", ".")
-		return e.compile(ctx, cc, files, order, args, append(append([]string(nil), lib.CSources...), "-lm"), timeout, lib.CSources[len(lib.CSources)-1])
+		args = append(append(args, "-iquote", "."), lib.Args...)
+		inputs := append(append(append([]string(nil), lib.CSources...), lib.Libs...), "-lm")
+		return e.compile(ctx, cc, files, order, args, inputs, timeout, lib.CSources[len(lib.CSources)-1])
 	})
 	if err != nil {
 		return "", "", err

@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -47,6 +48,26 @@ func findCompiler(ctx context.Context, cc string, timeout time.Duration) (*compi
 		return nil, fmt.Errorf("%w: CC=%q --version failed: %v: %s", ErrCompiler, cc, err, bytes.TrimSpace(out.Bytes()))
 	}
 	return &compiler{spec: cc, path: path, args: fields[1:], ident: out.String()}, nil
+}
+
+// libProbes memoizes hasLib per compiler and library for the process.
+var libProbes sync.Map // "path\x00args\x00lib" -> bool
+
+// hasLib reports whether the compiler's linker finds the library file name
+// (`CC -print-file-name=NAME` answers a path, not the bare name). The answer
+// is memoized for the process.
+func (c *compiler) hasLib(ctx context.Context, name string, timeout time.Duration) bool {
+	key := c.path + "\x00" + strings.Join(c.args, " ") + "\x00" + name
+	if v, ok := libProbes.Load(key); ok {
+		return v.(bool)
+	}
+	var out bytes.Buffer
+	err := runCompiler(ctx, c.path, append(append([]string(nil), c.args...), "-print-file-name="+name), "", &out, timeout)
+	found := err == nil && filepath.IsAbs(strings.TrimSpace(out.String()))
+	if err == nil {
+		libProbes.Store(key, found)
+	}
+	return found
 }
 
 // firstLine returns the compiler's first line of `--version` output.

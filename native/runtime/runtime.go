@@ -20,6 +20,12 @@ package runtime
 
 import (
 	_ "embed"
+	"fmt"
+	"os"
+	goruntime "runtime"
+	"strings"
+
+	"golang.org/x/sys/cpu"
 )
 
 // File is one source file of a runtime: its name in the build directory
@@ -69,10 +75,77 @@ type Lib struct {
 	// Version identifies the framework the runtime is built against (for
 	// the cache key and reports); "" for the native runtime.
 	Version string
+	// Args are compiler arguments of this library's build only, given
+	// before the sources (defines). Part of the cache key.
+	Args []string
+	// Libs are the libraries it links, after the sources and before -lm.
+	// Part of the cache key.
+	Libs []string
+	// ISA is the widest instruction set the library's kernels may choose
+	// at load time ("avx512", "avx2", "sse2" or "c"); the kernels take the
+	// widest one the CPU supports up to it. Part of the cache key.
+	ISA string
 }
 
-// Native returns the runtime of rxeq's own kernels.
+// ISAs are the instruction sets of the native kernels, narrowest first.
+var ISAs = []string{"c", "sse2", "avx2", "avx512"}
+
+// ISAEnv names the environment variable that caps the native kernels' ISA
+// (one of ISAs), for tests and benchmarks of the narrower kernels.
+const ISAEnv = "RXEQ_NATIVE_ISA"
+
+// DetectISA returns the widest ISA of the native kernels that this CPU
+// supports (golang.org/x/sys/cpu; the C side checks again with
+// __builtin_cpu_supports when the library loads), capped by $RXEQ_NATIVE_ISA
+// when that names one of ISAs. It is an error for the variable to name
+// anything else.
+func DetectISA() (string, error) {
+	best := 0
+	if goruntime.GOARCH == "amd64" {
+		best = 1
+		if cpu.X86.HasAVX2 && cpu.X86.HasFMA {
+			best = 2
+			if cpu.X86.HasAVX512F && cpu.X86.HasAVX512DQ {
+				best = 3
+			}
+		}
+	}
+	if v := strings.TrimSpace(os.Getenv(ISAEnv)); v != "" {
+		cap := -1
+		for i, name := range ISAs {
+			if name == v {
+				cap = i
+			}
+		}
+		if cap < 0 {
+			return "", fmt.Errorf("%s=%q: want one of %s", ISAEnv, v, strings.Join(ISAs, ", "))
+		}
+		best = min(best, cap)
+	}
+	return ISAs[best], nil
+}
+
+// Native returns the runtime of rxeq's own kernels for this CPU:
+// NativeFor(DetectISA()), or the plain C kernels when $RXEQ_NATIVE_ISA is
+// invalid (DetectISA says why).
 func Native() Lib {
+	isa, err := DetectISA()
+	if err != nil {
+		isa = "c"
+	}
+	return NativeFor(isa)
+}
+
+// NativeFor returns the runtime of rxeq's own kernels allowed up to isa
+// (one of ISAs), with its transcendentals from SLEEF (libsleef, linked with
+// -lsleef); WithoutSLEEF gives the same runtime for a system without it.
+func NativeFor(isa string) Lib {
+	n := 0
+	for i, name := range ISAs {
+		if name == isa {
+			n = i
+		}
+	}
 	return Lib{
 		Name: "native",
 		Files: []File{
@@ -82,5 +155,23 @@ func Native() Lib {
 			{"rx_kernels.c", kernels},
 		},
 		CSources: []string{"rx_context.c", "rx_kernels.c"},
+		Args:     []string{fmt.Sprintf("-DRX_ISA_CAP=%d", n)},
+		Libs:     []string{"-lsleef"},
+		ISA:      ISAs[n],
 	}
+}
+
+// WithoutSLEEF returns l built without SLEEF: the kernels then evaluate
+// Tanh, Exp, Log and Sigmoid with libm's float64 functions one element at
+// a time (as accurate, several times slower).
+func (l Lib) WithoutSLEEF() Lib {
+	l.Args = append(append([]string(nil), l.Args...), "-DRX_NO_SLEEF")
+	var libs []string
+	for _, x := range l.Libs {
+		if x != "-lsleef" {
+			libs = append(libs, x)
+		}
+	}
+	l.Libs = libs
+	return l
 }

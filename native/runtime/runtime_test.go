@@ -50,7 +50,7 @@ var _ = Describe("embedded runtime", Label("native"), func() {
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
-		args := append(append(cc[1:], "-std=c11", "-fsyntax-only", "-Wall", "-Wextra", "-Werror"), lib.CSources...)
+		args := append(append(cc[1:], "-std=c11", "-fsyntax-only", "-Wall", "-Wextra", "-Werror"), append(lib.Args, lib.CSources...)...)
 		cmd := exec.CommandContext(ctx, cc[0], args...)
 		cmd.Dir = dir
 		out, err := cmd.CombinedOutput()

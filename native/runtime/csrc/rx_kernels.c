@@ -2,10 +2,40 @@
  * rx_kernels.c: rxeq's own float32 kernels behind rx_runtime.h (executor
  * "native"), linked with rx_context.c into one runtime library.
  *
- * Numerics are float32 throughout (built with -ffp-contract=off): tanhf,
- * expf, logf, sqrtf; reductions and MatMul accumulate in increasing index
- * order; Maximum/Minimum/Max propagate NaN; Argmax returns the first maximum
- * and the first NaN.
+ * Numerics are float32 throughout, built with -ffp-contract=off and written
+ * with separate multiplies and adds (never an FMA), so that no result
+ * depends on contraction:
+ *
+ *   - Tanh, Exp, Log and Sigmoid are evaluated in float64 from the float32
+ *     argument and rounded to float32 once, the fallback's method: SLEEF's
+ *     vectorised float64 functions (exp and log within 1.0 float64 ULP,
+ *     u10; tanh within 3.5 float64 ULPs, u35), which is 2^-27 of a float32
+ *     ULP before the rounding, so the result is the correctly rounded one
+ *     unless the exact value lies that close to a rounding boundary; without
+ *     SLEEF (RX_NO_SLEEF, or no x86-64) libm's float64 functions, one
+ *     element at a time. Measured by native/ulp_test.go against Go's math
+ *     package: no op is worse than the fallback's.
+ *   - Sqrt is correctly rounded (sqrtss/sqrtps or sqrtf); Add, Sub, Mul, Div
+ *     are IEEE float32 operations (exact rounding); Neg, Abs and Relu are
+ *     exact. Relu keeps NaN; Maximum/Minimum/Max propagate NaN.
+ *   - MatMul, Sum and Softmax accumulate in increasing index order from 0
+ *     (MatMul: each product rounded, then added), so blocking and vector
+ *     width never change a result; Argmax returns the first maximum and the
+ *     first NaN.
+ *
+ * ISA: the widest of AVX-512 (F, DQ), AVX2 (with FMA, which SLEEF's AVX2
+ * functions require), SSE2 and plain C that both the CPU supports
+ * (__builtin_cpu_supports) and the build allows (RX_ISA_CAP, set by package
+ * native from the same detection and part of the runtime's cache key) is
+ * chosen once per process, when the library is loaded (rx_isa_init). Every
+ * ISA gives the same bits: the float64 transcendentals are rounded once,
+ * and the float32 loops do the same operations in the same order.
+ *
+ * The runtime API runs one op per call, so a large batch streams each
+ * intermediate through memory once per op: kernels tile within an op
+ * (Softmax exponentiates a tile of rows at a time; MatMul keeps a panel of
+ * accumulators in registers over the whole K), but tiling across ops or
+ * fusing an elementwise chain would need new entry points in rx_runtime.h.
  */
 #include "rx_internal.h"
 
@@ -14,6 +44,32 @@
 #include <string.h>
 
 #define RX_FN
+
+/* RX_ISA_CAP is the widest ISA the build allows: 0 plain C, 1 SSE2, 2 AVX2,
+ * 3 AVX-512. */
+#ifndef RX_ISA_CAP
+#define RX_ISA_CAP 3
+#endif
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define RX_X86 1
+#include <immintrin.h>
+#endif
+#if defined(RX_X86) && !defined(RX_NO_SLEEF)
+#define RX_SLEEF 1
+#endif
+
+/* Vector types (GCC/clang vector extensions): arithmetic on them is
+ * elementwise IEEE float32 in the ISA of the function that uses them. */
+typedef float rx_v4f __attribute__((vector_size(16)));
+typedef float rx_v8f __attribute__((vector_size(32)));
+typedef float rx_v16f __attribute__((vector_size(64)));
+typedef int32_t rx_v4i __attribute__((vector_size(16)));
+
+#define RX_LOAD(VT, p) ({ VT v_; memcpy(&v_, (p), sizeof v_); v_; })
+#define RX_STORE(p, v) do { __typeof__(v) s_ = (v); memcpy((p), &s_, sizeof s_); } while (0)
+/* RX_SPLAT broadcasts a float: s - 0 is s for every s, -0 and NaN included. */
+#define RX_SPLAT(VT, s) ((s) - (VT){0})
 
 /* NaN-propagating max/min with Go's math.Max/Min treatment of signed zeros. */
 static inline float rx_maxf(float a, float b)
@@ -38,6 +94,233 @@ static inline float rx_minf(float a, float b)
 	return a < b ? a : b;
 }
 
+
+/* ---- float64 transcendentals, per ISA ----------------------------------
+ * A map kernel computes o[i] = f(x[i]) for i < n (o may be x): the float32
+ * argument widened to float64, f in float64, rounded to float32 once. */
+
+typedef void (*rx_map_fn)(float *o, const float *x, int64_t n);
+typedef void (*rx_mm_fn)(float *o, const float *a, const float *b, int64_t M, int64_t K, int64_t N);
+
+static float rx_tanh1(float a) { return (float)tanh((double)a); }
+static float rx_exp1(float a) { return (float)exp((double)a); }
+static float rx_log1(float a) { return (float)log((double)a); }
+static float rx_sigmoid1(float a) { return (float)(1.0 / (1.0 + exp(-(double)a))); }
+
+/* The plain C map kernels: libm's float64 functions (glibc: within 1
+ * float64 ULP), one element at a time. */
+#define RX_MAP_SCALAR(NAME, F)                                           \
+	static void NAME(float *o, const float *x, int64_t n)            \
+	{                                                                \
+		for (int64_t i = 0; i < n; i++)                          \
+			o[i] = F(x[i]);                                  \
+	}
+RX_MAP_SCALAR(rx_tanh_c, rx_tanh1)
+RX_MAP_SCALAR(rx_exp_c, rx_exp1)
+RX_MAP_SCALAR(rx_log_c, rx_log1)
+RX_MAP_SCALAR(rx_sigmoid_c, rx_sigmoid1)
+
+#ifdef RX_SLEEF
+/* SLEEF 3.5's vectorised float64 functions (libsleef), declared here
+ * because sleef.h declares the AVX2 and AVX-512 ones only to translation
+ * units compiled for those ISAs. u10: within 1.0 ULP; u35: within 3.5. */
+#define RX_T512 __attribute__((target("avx512f,avx512dq")))
+#define RX_T256 __attribute__((target("avx2,fma")))
+RX_T512 __m512d Sleef_expd8_u10avx512f(__m512d);
+RX_T512 __m512d Sleef_logd8_u10avx512f(__m512d);
+RX_T512 __m512d Sleef_tanhd8_u35avx512f(__m512d);
+RX_T256 __m256d Sleef_expd4_u10avx2(__m256d);
+RX_T256 __m256d Sleef_logd4_u10avx2(__m256d);
+RX_T256 __m256d Sleef_tanhd4_u35avx2(__m256d);
+__m128d Sleef_expd2_u10sse2(__m128d);
+__m128d Sleef_logd2_u10sse2(__m128d);
+__m128d Sleef_tanhd2_u35sse2(__m128d);
+
+/* RX_MAP_VEC defines a map kernel over W lanes of float64: LD widens W
+ * floats, F computes, ST rounds and stores W floats. The tail goes through
+ * a zero-padded W-element buffer, so every element takes the same path. */
+#define RX_MAP_VEC(NAME, TGT, W, VD, LD, ST, F)                            \
+	TGT static void NAME(float *o, const float *x, int64_t n)          \
+	{                                                                  \
+		int64_t i = 0;                                             \
+		for (; i + W <= n; i += W) {                               \
+			VD v = LD(x + i);                                  \
+			ST(o + i, F(v));                                   \
+		}                                                          \
+		if (i < n) {                                               \
+			float t[W] = {0};                                  \
+			memcpy(t, x + i, (size_t)(n - i) * sizeof(float)); \
+			VD v = LD(t);                                      \
+			ST(t, F(v));                                       \
+			memcpy(o + i, t, (size_t)(n - i) * sizeof(float)); \
+		}                                                          \
+	}
+
+RX_T512 static inline __m512d rx_ld8d(const float *p) { return _mm512_cvtps_pd(_mm256_loadu_ps(p)); }
+RX_T512 static inline void rx_st8d(float *p, __m512d v) { _mm256_storeu_ps(p, _mm512_cvtpd_ps(v)); }
+RX_T512 static inline __m512d rx_sigmoid8(__m512d v)
+{
+	__m512d one = _mm512_set1_pd(1.0);
+	return _mm512_div_pd(one, _mm512_add_pd(one, Sleef_expd8_u10avx512f(_mm512_sub_pd(_mm512_setzero_pd(), v))));
+}
+RX_MAP_VEC(rx_tanh_avx512, RX_T512, 8, __m512d, rx_ld8d, rx_st8d, Sleef_tanhd8_u35avx512f)
+RX_MAP_VEC(rx_exp_avx512, RX_T512, 8, __m512d, rx_ld8d, rx_st8d, Sleef_expd8_u10avx512f)
+RX_MAP_VEC(rx_log_avx512, RX_T512, 8, __m512d, rx_ld8d, rx_st8d, Sleef_logd8_u10avx512f)
+RX_MAP_VEC(rx_sigmoid_avx512, RX_T512, 8, __m512d, rx_ld8d, rx_st8d, rx_sigmoid8)
+
+RX_T256 static inline __m256d rx_ld4d(const float *p) { return _mm256_cvtps_pd(_mm_loadu_ps(p)); }
+RX_T256 static inline void rx_st4d(float *p, __m256d v) { _mm_storeu_ps(p, _mm256_cvtpd_ps(v)); }
+RX_T256 static inline __m256d rx_sigmoid4(__m256d v)
+{
+	__m256d one = _mm256_set1_pd(1.0);
+	return _mm256_div_pd(one, _mm256_add_pd(one, Sleef_expd4_u10avx2(_mm256_sub_pd(_mm256_setzero_pd(), v))));
+}
+RX_MAP_VEC(rx_tanh_avx2, RX_T256, 4, __m256d, rx_ld4d, rx_st4d, Sleef_tanhd4_u35avx2)
+RX_MAP_VEC(rx_exp_avx2, RX_T256, 4, __m256d, rx_ld4d, rx_st4d, Sleef_expd4_u10avx2)
+RX_MAP_VEC(rx_log_avx2, RX_T256, 4, __m256d, rx_ld4d, rx_st4d, Sleef_logd4_u10avx2)
+RX_MAP_VEC(rx_sigmoid_avx2, RX_T256, 4, __m256d, rx_ld4d, rx_st4d, rx_sigmoid4)
+
+static inline __m128d rx_ld2d(const float *p) { return _mm_cvtps_pd(_mm_castpd_ps(_mm_load_sd((const double *)(const void *)p))); }
+static inline void rx_st2d(float *p, __m128d v) { _mm_store_sd((double *)(void *)p, _mm_castps_pd(_mm_cvtpd_ps(v))); }
+static inline __m128d rx_sigmoid2(__m128d v)
+{
+	__m128d one = _mm_set1_pd(1.0);
+	return _mm_div_pd(one, _mm_add_pd(one, Sleef_expd2_u10sse2(_mm_sub_pd(_mm_setzero_pd(), v))));
+}
+RX_MAP_VEC(rx_tanh_sse2, , 2, __m128d, rx_ld2d, rx_st2d, Sleef_tanhd2_u35sse2)
+RX_MAP_VEC(rx_exp_sse2, , 2, __m128d, rx_ld2d, rx_st2d, Sleef_expd2_u10sse2)
+RX_MAP_VEC(rx_log_sse2, , 2, __m128d, rx_ld2d, rx_st2d, Sleef_logd2_u10sse2)
+RX_MAP_VEC(rx_sigmoid_sse2, , 2, __m128d, rx_ld2d, rx_st2d, rx_sigmoid2)
+#endif
+
+/* ---- MatMul, per ISA ----------------------------------------------------
+ * o[M,N] = a[M,K] x b[K,N]. A panel of MR rows by NV vectors of W columns
+ * keeps its MR*NV accumulators in registers over the whole K; each element
+ * starts from 0 and adds a[i,k]*b[k,j] (the product rounded, then the sum)
+ * for k = 0..K-1 in order, so the blocking, the vector width and the ISA
+ * never change a bit of the result. b's rows are read once per panel: for
+ * K, N <= 64 (16 KB) b stays in L1 while the rows of a stream through. */
+#define RX_MM_PANEL(VT, W, MR, NV)                                                       \
+	do {                                                                             \
+		VT acc[MR][NV];                                                          \
+		_Pragma("GCC unroll 8") for (int r = 0; r < MR; r++)                     \
+		_Pragma("GCC unroll 4") for (int v = 0; v < NV; v++)                     \
+			acc[r][v] = (VT){0};                                             \
+		for (int64_t k = 0; k < K; k++) {                                        \
+			VT bv[NV];                                                       \
+			_Pragma("GCC unroll 4") for (int v = 0; v < NV; v++)             \
+				bv[v] = RX_LOAD(VT, b + k * N + j + v * W);              \
+			_Pragma("GCC unroll 8") for (int r = 0; r < MR; r++) {           \
+				VT av = RX_SPLAT(VT, a[(i + r) * K + k]);                \
+				_Pragma("GCC unroll 4") for (int v = 0; v < NV; v++)     \
+					acc[r][v] = acc[r][v] + av * bv[v];              \
+			}                                                                \
+		}                                                                        \
+		_Pragma("GCC unroll 8") for (int r = 0; r < MR; r++)                     \
+		_Pragma("GCC unroll 4") for (int v = 0; v < NV; v++)                     \
+			RX_STORE(o + (i + r) * N + j + v * W, acc[r][v]);                \
+	} while (0)
+
+/* RX_MM_COLS runs panels over every row for the columns [j, j+NV*W) while
+ * they fit, MR rows at a time and then one. */
+#define RX_MM_COLS(VT, W, MR, NV)                                        \
+	for (; j + (NV) * (W) <= N; j += (NV) * (W)) {                   \
+		int64_t i = 0;                                           \
+		for (; i + (MR) <= M; i += (MR))                         \
+			RX_MM_PANEL(VT, W, MR, NV);                      \
+		for (; i < M; i++)                                       \
+			RX_MM_PANEL(VT, W, 1, NV);                       \
+	}
+
+/* rx_mm_rest computes the columns from j on, one element at a time, in the
+ * same order. */
+static void rx_mm_rest(float *o, const float *a, const float *b, int64_t M, int64_t K, int64_t N, int64_t j0)
+{
+	for (int64_t i = 0; i < M; i++)
+		for (int64_t j = j0; j < N; j++) {
+			float acc = 0.0f;
+			for (int64_t k = 0; k < K; k++)
+				acc = acc + a[i * K + k] * b[k * N + j];
+			o[i * N + j] = acc;
+		}
+}
+
+/* RX_MM_KERNEL defines a MatMul kernel whose widest vector is VT (W
+ * lanes): panels two vectors wide, then one, then 8 and 4 lanes, then
+ * plain C for the last columns. */
+#define RX_MM_KERNEL(NAME, TGT, VT, W)                                                         \
+	TGT static void NAME(float *o, const float *a, const float *b, int64_t M, int64_t K, int64_t N) \
+	{                                                                                      \
+		int64_t j = 0;                                                                 \
+		RX_MM_COLS(VT, W, 4, 2)                                                        \
+		RX_MM_COLS(VT, W, 8, 1)                                                        \
+		RX_MM_COLS(rx_v8f, 8, 8, 1)                                                    \
+		RX_MM_COLS(rx_v4f, 4, 8, 1)                                                    \
+		rx_mm_rest(o, a, b, M, K, N, j);                                               \
+	}
+
+RX_MM_KERNEL(rx_mm_c, , rx_v4f, 4)
+#ifdef RX_X86
+RX_MM_KERNEL(rx_mm_avx2, __attribute__((target("avx2"))), rx_v8f, 8)
+RX_MM_KERNEL(rx_mm_avx512, __attribute__((target("avx512f,avx512dq"))), rx_v16f, 16)
+#endif
+
+/* The kernels chosen for this process (rx_isa_init). */
+static struct {
+	int isa;
+	rx_map_fn tanh, exp, log, sigmoid;
+	rx_mm_fn mm;
+} rx_k = {0, rx_tanh_c, rx_exp_c, rx_log_c, rx_sigmoid_c, rx_mm_c};
+
+/* rx_isa_init chooses the kernels once per process, when the library is
+ * loaded: the widest ISA that the CPU supports and RX_ISA_CAP allows. */
+__attribute__((constructor)) static void rx_isa_init(void)
+{
+#ifdef RX_X86
+	__builtin_cpu_init();
+	int isa = 1;
+	if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+		isa = 2;
+	if (isa == 2 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq"))
+		isa = 3;
+	if (isa > RX_ISA_CAP)
+		isa = RX_ISA_CAP;
+	rx_k.isa = isa;
+	if (isa >= 1)
+		rx_k.mm = rx_mm_c; /* SSE2 is x86-64's baseline: rx_v4f is SSE2 */
+	if (isa >= 2)
+		rx_k.mm = rx_mm_avx2;
+	if (isa >= 3)
+		rx_k.mm = rx_mm_avx512;
+#ifdef RX_SLEEF
+	if (isa == 1) {
+		rx_k.tanh = rx_tanh_sse2, rx_k.exp = rx_exp_sse2;
+		rx_k.log = rx_log_sse2, rx_k.sigmoid = rx_sigmoid_sse2;
+	} else if (isa == 2) {
+		rx_k.tanh = rx_tanh_avx2, rx_k.exp = rx_exp_avx2;
+		rx_k.log = rx_log_avx2, rx_k.sigmoid = rx_sigmoid_avx2;
+	} else if (isa == 3) {
+		rx_k.tanh = rx_tanh_avx512, rx_k.exp = rx_exp_avx512;
+		rx_k.log = rx_log_avx512, rx_k.sigmoid = rx_sigmoid_avx512;
+	}
+#endif
+#endif
+}
+
+/* rx_native_isa names the ISA the kernels of this process use ("avx512",
+ * "avx2", "sse2" or "c") and whether SLEEF computes the transcendentals.
+ * Not part of rx_runtime.h: tests and BuildInfo look it up with dlsym. */
+const char *rx_native_isa(void);
+const char *rx_native_isa(void)
+{
+	static const char *const names[2][4] = {{"c", "sse2", "avx2", "avx512"},
+						{"c", "sse2+sleef", "avx2+sleef", "avx512+sleef"}};
+#ifdef RX_SLEEF
+	return names[1][rx_k.isa];
+#else
+	return names[0][rx_k.isa];
+#endif
+}
 /* rx_bcast computes NumPy broadcasting of a and b: the output dims (right
  * aligned, padded to RX_MAX_RANK with leading 1s) and each operand's element
  * strides over that padded shape (0 where the operand is broadcast). */
@@ -65,10 +348,62 @@ static int rx_bcast(rx_ctx *c, const rx_val *a, const rx_val *b, int32_t *rank,
 	return RX_OK;
 }
 
-/* RX_BINARY defines a broadcasting float32 kernel computing EXPR from a and
- * b. The destination may be one of the operands: every output element reads
+
+/* ---- elementwise -------------------------------------------------------- */
+
+/* RX_RUN defines NAME(o, x, sx, y, sy, n): o[i] = EXPR(a = x[i*sx], b =
+ * y[i*sy]) for i < n, with sx, sy in {0, 1} (0: a broadcast scalar). VEXPR
+ * is the same on 4-lane vectors a, b (elementwise, the same rounding; SSE2,
+ * x86-64's baseline, or the target's 128-bit vectors), or RX_VNONE for a
+ * kernel without one. o may be x or y. */
+#define RX_RUN(NAME, EXPR, VEXPR)                                                           \
+	static void NAME(float *o, const float *x, int64_t sx, const float *y, int64_t sy, int64_t n) \
+	{                                                                                   \
+		int64_t i = 0;                                                              \
+		if (VEXPR##_ok && n >= 4) {                                                 \
+			rx_v4f a = RX_SPLAT(rx_v4f, x[0]), b = RX_SPLAT(rx_v4f, y[0]);      \
+			if (sx && sy) {                                                     \
+				for (; i + 4 <= n; i += 4) {                                \
+					a = RX_LOAD(rx_v4f, x + i);                         \
+					b = RX_LOAD(rx_v4f, y + i);                         \
+					RX_STORE(o + i, VEXPR(a, b));                       \
+				}                                                           \
+			} else if (sx) {                                                    \
+				for (; i + 4 <= n; i += 4) {                                \
+					a = RX_LOAD(rx_v4f, x + i);                         \
+					RX_STORE(o + i, VEXPR(a, b));                       \
+				}                                                           \
+			} else if (sy) {                                                    \
+				for (; i + 4 <= n; i += 4) {                                \
+					b = RX_LOAD(rx_v4f, y + i);                         \
+					RX_STORE(o + i, VEXPR(a, b));                       \
+				}                                                           \
+			}                                                                   \
+		}                                                                           \
+		for (; i < n; i++) {                                                        \
+			float a = x[i * sx], b = y[i * sy];                                 \
+			o[i] = (EXPR);                                                      \
+		}                                                                           \
+	}
+
+#define RX_VADD(a, b) ((a) + (b))
+#define RX_VSUB(a, b) ((a) - (b))
+#define RX_VMUL(a, b) ((a) * (b))
+#define RX_VDIV(a, b) ((a) / (b))
+#define RX_VNONE(a, b) ((void)(b), (a))
+enum { RX_VADD_ok = 1, RX_VSUB_ok = 1, RX_VMUL_ok = 1, RX_VDIV_ok = 1, RX_VNONE_ok = 0 };
+
+RX_RUN(rx_run_add, a + b, RX_VADD)
+RX_RUN(rx_run_sub, a - b, RX_VSUB)
+RX_RUN(rx_run_mul, a * b, RX_VMUL)
+RX_RUN(rx_run_div, a / b, RX_VDIV)
+RX_RUN(rx_run_maximum, rx_maxf(a, b), RX_VNONE)
+RX_RUN(rx_run_minimum, rx_minf(a, b), RX_VNONE)
+
+/* RX_BINARY defines a broadcasting float32 kernel from its run function.
+ * The destination may be one of the operands: every output element reads
  * only its own index of a full-shape operand. */
-#define RX_BINARY(NAME, EXPR)                                                          \
+#define RX_BINARY(NAME, RUN)                                                           \
 	RX_FN int NAME(rx_ctx *c, rx_val *d, rx_val *av, rx_val *bv)                   \
 	{                                                                              \
 		const rx_val *A = rx_operand(c, av), *B = rx_operand(c, bv);           \
@@ -84,68 +419,86 @@ static int rx_bcast(rx_ctx *c, const rx_val *a, const rx_val *b, int32_t *rank,
 		if (!o)                                                                \
 			return c->st->code;                                            \
 		int64_t n = d->len;                                                    \
-		if (na == n && nb == n) {                                              \
-			for (int64_t i = 0; i < n; i++) {                              \
-				float a = x[i], b = y[i];                              \
-				o[i] = (EXPR);                                         \
-			}                                                              \
-		} else if (nb == 1 && na == n) {                                       \
-			float b = y[0];                                                \
-			for (int64_t i = 0; i < n; i++) {                              \
-				float a = x[i];                                        \
-				o[i] = (EXPR);                                         \
-			}                                                              \
-		} else if (na == 1 && nb == n) {                                       \
-			float a = x[0];                                                \
-			for (int64_t i = 0; i < n; i++) {                              \
-				float b = y[i];                                        \
-				o[i] = (EXPR);                                         \
-			}                                                              \
-		} else if (n > 0) {                                                    \
+		if (n == 0)                                                            \
+			return rx_result(c, d);                                        \
+		if ((na == n || na == 1) && (nb == n || nb == 1)) {                    \
+			RUN(o, x, na == n, y, nb == n, n);                             \
+		} else {                                                               \
 			int64_t k = 0, m = od[3];                                      \
 			for (int64_t i0 = 0; i0 < od[0]; i0++)                         \
 			for (int64_t i1 = 0; i1 < od[1]; i1++)                         \
 			for (int64_t i2 = 0; i2 < od[2]; i2++) {                       \
 				const float *xa = x + i0 * sa[0] + i1 * sa[1] + i2 * sa[2];\
 				const float *yb = y + i0 * sb[0] + i1 * sb[1] + i2 * sb[2];\
-				float *oo = o + k;                                     \
-				if (sa[3] == 1 && sb[3] == 1) {                        \
-					for (int64_t j = 0; j < m; j++) {              \
-						float a = xa[j], b = yb[j];            \
-						oo[j] = (EXPR);                        \
-					}                                              \
-				} else if (sa[3] == 1) {                               \
-					float b = yb[0];                               \
-					for (int64_t j = 0; j < m; j++) {              \
-						float a = xa[j];                       \
-						oo[j] = (EXPR);                        \
-					}                                              \
-				} else if (sb[3] == 1) {                               \
-					float a = xa[0];                               \
-					for (int64_t j = 0; j < m; j++) {              \
-						float b = yb[j];                       \
-						oo[j] = (EXPR);                        \
-					}                                              \
-				} else {                                               \
-					float a = xa[0], b = yb[0], v = (EXPR);        \
-					for (int64_t j = 0; j < m; j++)                \
-						oo[j] = v;                             \
-				}                                                      \
+				RUN(o + k, xa, sa[3], yb, sb[3], m);                   \
 				k += m;                                                \
 			}                                                              \
 		}                                                                      \
 		return rx_result(c, d);                                                \
 	}
 
-RX_BINARY(rx_add, a + b)
-RX_BINARY(rx_sub, a - b)
-RX_BINARY(rx_mul, a * b)
-RX_BINARY(rx_div, a / b)
-RX_BINARY(rx_maximum, rx_maxf(a, b))
-RX_BINARY(rx_minimum, rx_minf(a, b))
+RX_BINARY(rx_add, rx_run_add)
+RX_BINARY(rx_sub, rx_run_sub)
+RX_BINARY(rx_mul, rx_run_mul)
+RX_BINARY(rx_div, rx_run_div)
+RX_BINARY(rx_maximum, rx_run_maximum)
+RX_BINARY(rx_minimum, rx_run_minimum)
 
-/* RX_UNARY defines an elementwise float32 kernel computing EXPR from a. */
-#define RX_UNARY(NAME, EXPR)                                                   \
+/* The exact unary maps, on 4 lanes and then one element at a time: Neg
+ * flips the sign bit, Abs clears it, Relu keeps NaN and gives +0 for -0. */
+static void rx_neg_run(float *o, const float *x, int64_t n)
+{
+	int64_t i = 0;
+	for (; i + 4 <= n; i += 4)
+		RX_STORE(o + i, -RX_LOAD(rx_v4f, x + i));
+	for (; i < n; i++)
+		o[i] = -x[i];
+}
+
+static void rx_abs_run(float *o, const float *x, int64_t n)
+{
+	int64_t i = 0;
+	for (; i + 4 <= n; i += 4) {
+		rx_v4i v = RX_LOAD(rx_v4i, x + i);
+		RX_STORE(o + i, v & 0x7fffffff);
+	}
+	for (; i < n; i++)
+		o[i] = fabsf(x[i]);
+}
+
+static void rx_relu_run(float *o, const float *x, int64_t n)
+{
+	int64_t i = 0;
+	for (; i + 4 <= n; i += 4) {
+		rx_v4f a = RX_LOAD(rx_v4f, x + i);
+		rx_v4i keep = (a > 0.0f) | (a != a);
+		RX_STORE(o + i, (rx_v4i)a & keep);
+	}
+	for (; i < n; i++) {
+		float a = x[i];
+		o[i] = a > 0.0f ? a : (a != a ? a : 0.0f);
+	}
+}
+
+/* rx_sqrt_run: correctly rounded (sqrtps on x86-64, else sqrtf). */
+static void rx_sqrt_run(float *o, const float *x, int64_t n)
+{
+	int64_t i = 0;
+#ifdef RX_X86
+	for (; i + 4 <= n; i += 4)
+		_mm_storeu_ps(o + i, _mm_sqrt_ps(_mm_loadu_ps(x + i)));
+#endif
+	for (; i < n; i++)
+		o[i] = sqrtf(x[i]);
+}
+
+static void rx_tanh_run(float *o, const float *x, int64_t n) { rx_k.tanh(o, x, n); }
+static void rx_exp_run(float *o, const float *x, int64_t n) { rx_k.exp(o, x, n); }
+static void rx_log_run(float *o, const float *x, int64_t n) { rx_k.log(o, x, n); }
+static void rx_sigmoid_run(float *o, const float *x, int64_t n) { rx_k.sigmoid(o, x, n); }
+
+/* RX_UNARY defines an elementwise float32 kernel from its map function. */
+#define RX_UNARY(NAME, RUN)                                                    \
 	RX_FN int NAME(rx_ctx *c, rx_val *d, rx_val *av)                       \
 	{                                                                      \
 		const rx_val *A = rx_operand(c, av);                           \
@@ -159,29 +512,27 @@ RX_BINARY(rx_minimum, rx_minf(a, b))
 		float *o = rx_out(c, d, RX_F32, r, dims, 0);                   \
 		if (!o)                                                        \
 			return c->st->code;                                    \
-		int64_t n = d->len;                                            \
-		for (int64_t i = 0; i < n; i++) {                              \
-			float a = x[i];                                        \
-			o[i] = (EXPR);                                         \
-		}                                                              \
+		if (d->len > 0)                                                \
+			RUN(o, x, d->len);                                     \
 		return rx_result(c, d);                                        \
 	}
 
-RX_UNARY(rx_neg, -a)
-RX_UNARY(rx_tanh, tanhf(a))
-RX_UNARY(rx_exp, expf(a))
-RX_UNARY(rx_log, logf(a))
-RX_UNARY(rx_sigmoid, 1.0f / (1.0f + expf(-a)))
-RX_UNARY(rx_relu, a > 0.0f ? a : (a != a ? a : 0.0f))
-RX_UNARY(rx_abs, fabsf(a))
-RX_UNARY(rx_sqrt, sqrtf(a))
+/* Neg, Abs, Relu: exact. Sqrt: correctly rounded. Tanh, Exp, Log, Sigmoid
+ * (1/(1+exp(-x))): in float64 and rounded once (SLEEF: exp and log within 1
+ * float64 ULP, tanh within 3.5; see the top of this file). */
+RX_UNARY(rx_neg, rx_neg_run)
+RX_UNARY(rx_tanh, rx_tanh_run)
+RX_UNARY(rx_exp, rx_exp_run)
+RX_UNARY(rx_log, rx_log_run)
+RX_UNARY(rx_sigmoid, rx_sigmoid_run)
+RX_UNARY(rx_relu, rx_relu_run)
+RX_UNARY(rx_abs, rx_abs_run)
+RX_UNARY(rx_sqrt, rx_sqrt_run)
 
 /* ---- linear algebra ---------------------------------------------------- */
 
-#define RX_MM_BLOCK 8
-
 /* rx_matmul: [M,K] x [K,N] -> [M,N]; each element accumulates k = 0..K-1 in
- * order in float32, starting from 0. */
+ * order in float32, starting from 0 (the ISA's kernel, rx_k.mm). */
 RX_FN int rx_matmul(rx_ctx *c, rx_val *d, rx_val *av, rx_val *bv)
 {
 	const rx_val *A = rx_operand(c, av), *B = rx_operand(c, bv);
@@ -195,31 +546,8 @@ RX_FN int rx_matmul(rx_ctx *c, rx_val *d, rx_val *av, rx_val *bv)
 	float *o = rx_out(c, d, RX_F32, 2, dims, d == av || d == bv);
 	if (!o)
 		return c->st->code;
-	/* Columns in blocks of RX_MM_BLOCK with the accumulators in a local
-	 * array: a fixed-length inner loop the compiler vectorises at -O2
-	 * without changing any element's summation order. */
-	for (int64_t i = 0; i < M; i++) {
-		float *row = o + i * N;
-		const float *xr = x + i * K;
-		int64_t j = 0;
-		for (; j + RX_MM_BLOCK <= N; j += RX_MM_BLOCK) {
-			float acc[RX_MM_BLOCK] = {0};
-			for (int64_t k = 0; k < K; k++) {
-				float a = xr[k];
-				const float *yr = y + k * N + j;
-				for (int b = 0; b < RX_MM_BLOCK; b++)
-					acc[b] += a * yr[b];
-			}
-			for (int b = 0; b < RX_MM_BLOCK; b++)
-				row[j + b] = acc[b];
-		}
-		for (; j < N; j++) {
-			float acc = 0.0f;
-			for (int64_t k = 0; k < K; k++)
-				acc += xr[k] * y[k * N + j];
-			row[j] = acc;
-		}
-	}
+	if (M > 0 && N > 0)
+		rx_k.mm(o, x, y, M, K, N);
 	return rx_result(c, d);
 }
 
@@ -254,9 +582,37 @@ static void rx_axis(const rx_val *a, int32_t axis, int64_t *outer, int64_t *n, i
 		*inner *= a->dims[i];
 }
 
-/* rx_softmax (log = 0) and log-softmax (log = 1), stable: the max along the
- * axis is subtracted before exponentiating; the sum runs in index order. */
-static int rx_softmax_impl(rx_ctx *c, rx_val *d, rx_val *av, int32_t axis, int log)
+/* rx_row_max is the NaN-propagating maximum of x[0..n) (n > 0), rx_maxf's
+ * fold: a plain maximum, redone with rx_maxf when the row holds a NaN or
+ * the maximum is a zero (whose sign rx_maxf decides). */
+static float rx_row_max(const float *x, int64_t n)
+{
+	float m = x[0];
+	int nan = x[0] != x[0];
+	for (int64_t k = 1; k < n; k++) {
+		float v = x[k];
+		m = v > m ? v : m;
+		nan |= v != v;
+	}
+	if (nan || m == 0.0f) {
+		m = x[0];
+		for (int64_t k = 1; k < n; k++)
+			m = rx_maxf(m, x[k]);
+	}
+	return m;
+}
+
+/* RX_SM_TILE is how many elements Softmax exponentiates at once: a tile of
+ * whole rows (or a piece of one long row), 4 KB, in L1. */
+#define RX_SM_TILE 1024
+
+/* rx_softmax (lsm = 0) and log-softmax (lsm = 1), stable: the max along the
+ * axis (NaN-propagating) is subtracted in float32 before exponentiating;
+ * exp and log are the float64 ones rounded once (rx_k.exp, as Exp); the sum
+ * runs in index order. Softmax divides each exp by the sum; LogSoftmax
+ * subtracts log(sum) from each difference. Along the last axis the rows are
+ * processed a tile at a time, so the exps run over whole vectors. */
+static int rx_softmax_impl(rx_ctx *c, rx_val *d, rx_val *av, int32_t axis, int lsm)
 {
 	const rx_val *A = rx_operand(c, av);
 	if (!A)
@@ -269,25 +625,72 @@ static int rx_softmax_impl(rx_ctx *c, rx_val *d, rx_val *av, int32_t axis, int l
 	float *o = rx_out(c, d, RX_F32, A->rank, dims, d == av);
 	if (!o)
 		return c->st->code;
+	if (n == 0 || outer == 0 || inner == 0)
+		return rx_result(c, d);
+	if (inner == 1) {
+		float tmp[RX_SM_TILE];
+		int64_t rows = n <= RX_SM_TILE ? RX_SM_TILE / n : 1;
+		for (int64_t p0 = 0; p0 < outer; p0 += rows) {
+			int64_t pe = p0 + rows < outer ? p0 + rows : outer;
+			/* The differences from each row's max, into o. */
+			for (int64_t p = p0; p < pe; p++) {
+				const float *xr = x + p * n;
+				float *orow = o + p * n;
+				float m = rx_row_max(xr, n);
+				rx_run_sub(orow, xr, 1, &m, 0, n);
+			}
+			if (!lsm) {
+				/* exp in place, then each row's sum and quotients. */
+				rx_k.exp(o + p0 * n, o + p0 * n, (pe - p0) * n);
+				for (int64_t p = p0; p < pe; p++) {
+					float *orow = o + p * n, s = 0.0f;
+					for (int64_t k = 0; k < n; k++)
+						s += orow[k];
+					rx_run_div(orow, orow, 1, &s, 0, n);
+				}
+				continue;
+			}
+			/* exp into tmp, each row's sum in order, then the
+			 * differences minus log(sum). */
+			if (n <= RX_SM_TILE)
+				rx_k.exp(tmp, o + p0 * n, (pe - p0) * n);
+			for (int64_t p = p0; p < pe; p++) {
+				float *orow = o + p * n, s = 0.0f;
+				if (n <= RX_SM_TILE) {
+					const float *e = tmp + (p - p0) * n;
+					for (int64_t k = 0; k < n; k++)
+						s += e[k];
+				} else {
+					for (int64_t k0 = 0; k0 < n; k0 += RX_SM_TILE) {
+						int64_t len = n - k0 < RX_SM_TILE ? n - k0 : RX_SM_TILE;
+						rx_k.exp(tmp, orow + k0, len);
+						for (int64_t k = 0; k < len; k++)
+							s += tmp[k];
+					}
+				}
+				float ls = rx_log1(s);
+				rx_run_sub(orow, orow, 1, &ls, 0, n);
+			}
+		}
+		return rx_result(c, d);
+	}
 	for (int64_t p = 0; p < outer; p++) {
 		for (int64_t q = 0; q < inner; q++) {
 			const float *xr = x + p * n * inner + q;
 			float *orow = o + p * n * inner + q;
-			if (n == 0)
-				continue;
 			float m = xr[0];
 			for (int64_t k = 1; k < n; k++)
 				m = rx_maxf(m, xr[k * inner]);
 			float s = 0.0f;
-			if (log) {
+			if (lsm) {
 				for (int64_t k = 0; k < n; k++)
-					s += expf(xr[k * inner] - m);
-				float ls = logf(s);
+					s += rx_exp1(xr[k * inner] - m);
+				float ls = rx_log1(s);
 				for (int64_t k = 0; k < n; k++)
 					orow[k * inner] = xr[k * inner] - m - ls;
 			} else {
 				for (int64_t k = 0; k < n; k++) {
-					float e = expf(xr[k * inner] - m);
+					float e = rx_exp1(xr[k * inner] - m);
 					orow[k * inner] = e;
 					s += e;
 				}
