@@ -14,6 +14,7 @@ import (
 	"github.com/rextio/rxeq/program"
 	"github.com/rextio/rxeq/program/ir"
 	"github.com/rextio/rxeq/scenarios"
+	"github.com/rextio/rxeq/tensor"
 )
 
 // benchBatches are the batch sizes of the scoring benchmarks; the PyTorch
@@ -34,6 +35,17 @@ func benchProgram(b *testing.B) (*program.File, *ir.Program) {
 		b.Fatal(err)
 	}
 	return f, p
+}
+
+// benchInputs are score_linear's inputs (testdata/score_linear.rx) at a
+// batch size.
+func benchInputs(f *program.File, batch int) map[string]*tensor.Tensor {
+	in := map[string]*tensor.Tensor{}
+	for name, shape := range map[string][]int{"x": {batch, 32}, "w": {32, 8}, "b": {8}} {
+		d, _ := f.Input(name)
+		in[name] = tensor.Generate(d, tensor.DeriveSeed(1, name), shape...)
+	}
+	return in
 }
 
 // benchReference returns the catalog's reference scenario and its IR.

@@ -29,7 +29,7 @@ const (
 // (missing and unknown inputs) and sizes the outputs from the checked
 // output shapes; dtype, rank, dims, device and non-null data are validated
 // once, in C, on entry.
-func (p *Program) runNative(ctx context.Context, c *compiled, inputs map[string]*tensor.Tensor) (map[string]*tensor.Tensor, error) {
+func (p *Program) runNative(ctx context.Context, c *compiled, inputs map[string]*tensor.Tensor) (*Result, error) {
 	m := c.meta
 	fn := m.fn.Name
 	if err := ctx.Err(); err != nil {
@@ -39,7 +39,9 @@ func (p *Program) runNative(ctx context.Context, c *compiled, inputs map[string]
 		return nil, err
 	}
 	fr := p.frames.get(len(m.params) + len(m.results))
-	defer p.frames.put(fr)
+	if fr == nil {
+		return nil, fmt.Errorf("%w: %s: out of memory allocating a call frame", ErrInternal, fn)
+	}
 	// Bind symbols the way the C prologue does (first occurrence, parameter
 	// order) without judging the inputs: this only sizes the outputs.
 	var sym [maxSyms]int
@@ -56,9 +58,10 @@ func (p *Program) runNative(ctx context.Context, c *compiled, inputs map[string]
 			}
 		}
 	}
+	// The output tensors and their shapes share one allocation.
+	blk := newOutBlock(len(m.results), m.outRanks)
+	shapes := blk.dims
 	out := make(map[string]*tensor.Tensor, len(m.results))
-	ts := make([]tensor.Tensor, len(m.results))
-	shapes := make([]int, m.outRanks)
 	for j, r := range m.results {
 		spec := m.outDims[j]
 		var shape []int
@@ -81,9 +84,10 @@ func (p *Program) runNative(ctx context.Context, c *compiled, inputs map[string]
 			n *= shape[i]
 		}
 		if overflow || n > math.MaxInt/8 {
+			p.frames.put(fr, nil)
 			return nil, sizeError(fn, "output "+r.Name, shape)
 		}
-		t := &ts[j]
+		t := &blk.ts[j]
 		t.Shape = shape
 		if r.Type.DType == ir.Int64 {
 			t.DType, t.I64 = tensor.Int64, make([]int64, n)
@@ -94,11 +98,40 @@ func (p *Program) runNative(ctx context.Context, c *compiled, inputs map[string]
 		fr.setArg(len(m.params)+j, t)
 	}
 	st := fr.invoke(c.entry)
-	p.count.add(st.counters)
+	p.frames.put(fr, &st.counters)
 	if st.code != rxOK {
 		return nil, callError(m, inputs, st)
 	}
-	return out, nil
+	blk.res.Outputs = out
+	return &blk.res, nil
+}
+
+// outBlock holds what a call returns besides the tensors' data and the
+// map: the Result, the output tensors and their shapes, in one allocation
+// for the usual few outputs of low rank.
+type outBlock struct {
+	res  Result
+	ts   []tensor.Tensor
+	dims []int
+}
+
+// smallOutBlock is an outBlock with room for up to 4 outputs of 16 dims.
+type smallOutBlock struct {
+	outBlock
+	ts   [4]tensor.Tensor
+	dims [16]int
+}
+
+func newOutBlock(results, dims int) *outBlock {
+	if results == 0 {
+		return &outBlock{}
+	}
+	if results <= 4 && dims <= 16 {
+		b := &smallOutBlock{}
+		b.outBlock.ts, b.outBlock.dims = b.ts[:results], b.dims[:dims]
+		return &b.outBlock
+	}
+	return &outBlock{ts: make([]tensor.Tensor, results), dims: make([]int, dims)}
 }
 
 // checkNames reports a missing or unknown input exactly as ir.BindInputs

@@ -69,7 +69,7 @@ func InvokeSource(ctx context.Context, opts Options, src, fn string, args ...*te
 	}
 	fr := p.frames.get(len(args))
 	defer func() {
-		p.frames.put(fr)
+		p.frames.put(fr, nil)
 		p.frames.drain()
 	}()
 	for i, t := range args {

@@ -4,25 +4,87 @@ package native
 #include <stdlib.h>
 #include "rx_runtime.h"
 
-// rx_arena_new returns a zeroed arena (NULL when out of memory: calls then
-// use arenas of their own).
-static rx_arena *rx_arena_new(void) { return calloc(1, sizeof(rx_arena)); }
+// rx_frame is the C side of one call's frame: the status and the rx_arg
+// array, in C memory, so that a call passes only C pointers and the tensors'
+// data pointers to C.
+typedef struct rx_frame {
+	rx_status st;
+	int64_t cap;
+	rx_arg args[];
+} rx_frame;
+
+// rx_frame_new returns a zeroed frame with room for n arguments and its
+// arena (NULL when out of memory).
+static rx_frame *rx_frame_new(int64_t n) {
+	rx_frame *f = calloc(1, sizeof(rx_frame) + (size_t)(n > 0 ? n : 1) * sizeof(rx_arg));
+	if (!f)
+		return NULL;
+	f->cap = n;
+	f->st.arena = calloc(1, sizeof(rx_arena)); // NULL: calls use arenas of their own
+	return f;
+}
+
+// rx_frame_args returns the frame's argument array.
+static rx_arg *rx_frame_args(rx_frame *f) { return f->args; }
+
+// rx_frame_free frees a frame and its arena.
+static void rx_frame_free(rx_frame *f) {
+	if (f) {
+		rx_arena_free(f->st.arena);
+		free(f);
+	}
+}
+
+// RX_DIRECT is how many data pointers a call passes as arguments.
+#define RX_DIRECT 12
+
+// rx_call calls the generated function fn with the frame's arguments. The
+// first min(n, RX_DIRECT) tensors' data pointers arrive as arguments (Go
+// memory, kept alive by the call itself, as cgo passes them; typed as float
+// so that cgo knows the memory holds no Go pointers, whatever its dtype);
+// the rest are already in args, pinned by Go. Every data pointer is cleared
+// before it returns, so no Go pointer stays in C memory.
+static int rx_call(void *fn, rx_frame *f, int64_t n,
+		   float *p0, float *p1, float *p2, float *p3, float *p4, float *p5,
+		   float *p6, float *p7, float *p8, float *p9, float *p10, float *p11) {
+	void *p[RX_DIRECT] = {p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11};
+	rx_arena *arena = f->st.arena;
+	f->st = (rx_status){0};
+	f->st.arena = arena;
+	for (int64_t i = 0; i < n && i < RX_DIRECT; i++)
+		f->args[i].data = p[i];
+	int rc = ((rx_entry)fn)(f->args, &f->st);
+	for (int64_t i = 0; i < n; i++)
+		f->args[i].data = NULL;
+	return rc;
+}
 */
 import "C"
 
 import (
 	"runtime"
 	"sync"
+	"unsafe"
+
+	"github.com/rextio/rxeq/tensor"
 )
 
-// frame is the Go side of one call: the rx_arg array, the status and the
-// pinner (reused from call to call, so a call allocates none of them) and
-// the arena lent to the call. A frame serves one call at a time.
+// direct is how many data pointers a call passes to C as arguments
+// (RX_DIRECT); the data of further tensors is pinned.
+const direct = 12
+
+// frame is the Go side of one call: the C frame (status and rx_arg array,
+// reused from call to call, so a call allocates neither), the data
+// pointers of the first direct tensors, the pinner for the rest, and the
+// arena lent to the call (in the C frame). A frame serves one call at a
+// time.
 type frame struct {
-	args  []C.rx_arg
-	st    C.rx_status
-	pin   runtime.Pinner
-	arena *C.rx_arena // C memory; nil if it could not be allocated
+	c      *C.rx_frame // nil if it could not be allocated
+	all    []C.rx_arg  // c's argument array (C memory)
+	args   []C.rx_arg  // the call's arguments: all[:n]
+	ptrs   [direct]*C.float
+	pin    runtime.Pinner
+	pinned bool
 }
 
 // framePool is a Program's pool of frames and their arenas. It is process
@@ -30,18 +92,21 @@ type frame struct {
 // arena holds the call's intermediates only while the call runs (every
 // buffer is written by its op before anything reads it), and the frame
 // goes back when the call ends. Arenas are freed by Close, or at once when
-// the pool already holds max frames.
+// the pool already holds max frames. The pool also sums the calls'
+// counters, under the lock that put takes anyway.
 type framePool struct {
 	mu   sync.Mutex
 	free []*frame
 	max  int
+	sum  Counters
 }
 
 func newFramePool() *framePool {
 	return &framePool{max: max(runtime.GOMAXPROCS(0), 2)}
 }
 
-// get returns a frame with room for n arguments.
+// get returns a frame with room for n arguments, or nil when C memory for
+// it cannot be allocated.
 func (p *framePool) get(n int) *frame {
 	p.mu.Lock()
 	var fr *frame
@@ -52,34 +117,142 @@ func (p *framePool) get(n int) *frame {
 	}
 	p.mu.Unlock()
 	if fr == nil {
-		fr = &frame{arena: C.rx_arena_new()}
+		fr = &frame{}
 	}
-	if cap(fr.args) < n {
-		fr.args = make([]C.rx_arg, n)
+	if fr.c == nil || int(fr.c.cap) < n {
+		C.rx_frame_free(fr.c)
+		fr.c = C.rx_frame_new(C.int64_t(max(n, 4)))
+		if fr.c == nil {
+			return nil
+		}
+		fr.all = unsafe.Slice(C.rx_frame_args(fr.c), int(fr.c.cap))
 	}
-	fr.args = fr.args[:n]
+	fr.args = fr.all[:n:n]
 	return fr
 }
 
-// put returns a frame after its call.
-func (p *framePool) put(fr *frame) {
+// put returns a frame after its call and adds the call's counters.
+func (p *framePool) put(fr *frame, s *Counters) {
+	fr.forget()
 	p.mu.Lock()
+	if s != nil {
+		p.sum.add(s)
+	}
 	if len(p.free) < p.max {
 		p.free = append(p.free, fr)
 		fr = nil
 	}
 	p.mu.Unlock()
 	if fr != nil {
-		C.rx_arena_free(fr.arena)
+		C.rx_frame_free(fr.c)
 	}
 }
 
-// drain frees every pooled arena (Close; no call is running).
+// counters returns the sum of the counters of the calls so far.
+func (p *framePool) counters() Counters {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.sum
+}
+
+// drain frees every pooled frame (Close; no call is running).
 func (p *framePool) drain() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for _, fr := range p.free {
-		C.rx_arena_free(fr.arena)
+		C.rx_frame_free(fr.c)
 	}
 	p.free = nil
+}
+
+// add adds t's fields to s.
+func (s *Counters) add(t *Counters) {
+	s.Calls += t.Calls
+	s.BoundaryValidations += t.BoundaryValidations
+	s.ResultValidations += t.ResultValidations
+	s.FactQueries += t.FactQueries
+	s.FactRequeries += t.FactRequeries
+	s.ArenaAllocs += t.ArenaAllocs
+	s.ArenaReleases += t.ArenaReleases
+	s.FallbackRuns += t.FallbackRuns
+	s.KernelCalls += t.KernelCalls
+	s.TrustedReuses += t.TrustedReuses
+}
+
+// setArg describes tensor t in argument i: its data pointer goes to C as a
+// call argument (i < direct) or pinned in the C frame, never as an unpinned
+// Go pointer in memory that C reads.
+func (fr *frame) setArg(i int, t *tensor.Tensor) {
+	a := &fr.args[i]
+	var data unsafe.Pointer
+	count := -1
+	switch t.DType {
+	case tensor.Float32:
+		count = len(t.F32)
+		if count > 0 {
+			data = unsafe.Pointer(&t.F32[0])
+		}
+	case tensor.Int64:
+		count = len(t.I64)
+		if count > 0 {
+			data = unsafe.Pointer(&t.I64[0])
+		}
+	case tensor.Float64:
+		count = len(t.F64)
+		if count > 0 {
+			data = unsafe.Pointer(&t.F64[0])
+		}
+	}
+	if t.Rank() > maxRank && t.Validate() != nil {
+		count = -1 // malformed beyond what C can see
+	}
+	if i < direct {
+		fr.ptrs[i] = (*C.float)(data)
+	} else {
+		if data != nil {
+			fr.pin.Pin(data)
+			fr.pinned = true
+		}
+		a.data = data
+	}
+	a.count = C.int64_t(count)
+	a.dtype = C.int64_t(t.DType)
+	a.rank = C.int64_t(t.Rank())
+	for d := 0; d < t.Rank() && d < maxRank; d++ {
+		a.dims[d] = C.int64_t(t.Shape[d])
+	}
+}
+
+// forget unpins and drops the tensors of the last call.
+func (fr *frame) forget() {
+	if fr.pinned {
+		fr.pin.Unpin()
+		fr.pinned = false
+	}
+	fr.ptrs = [direct]*C.float{}
+}
+
+// invoke calls the generated function fn with the frame's arguments (set
+// with setArg: inputs, then outputs) and its arena, without copying: each
+// tensor's data stays in Go memory for the call. It forgets the tensors
+// before it returns.
+func (fr *frame) invoke(fn unsafe.Pointer) status {
+	q := &fr.ptrs
+	C.rx_call(fn, fr.c, C.int64_t(len(fr.args)), q[0], q[1], q[2], q[3], q[4], q[5], q[6], q[7], q[8], q[9], q[10], q[11])
+	fr.forget()
+	st := &fr.c.st
+	return status{
+		code: int64(st.code), a: int64(st.a), b: int64(st.b), c: int64(st.c), d: int64(st.d),
+		counters: Counters{
+			Calls:               1,
+			BoundaryValidations: int64(st.boundary_validations),
+			ResultValidations:   int64(st.result_validations),
+			FactQueries:         int64(st.fact_queries),
+			FactRequeries:       int64(st.fact_requeries),
+			ArenaAllocs:         int64(st.arena_allocs),
+			ArenaReleases:       int64(st.arena_releases),
+			KernelCalls:         int64(st.kernel_calls),
+			TrustedReuses:       int64(st.trusted_reuses),
+		},
+	}
 }

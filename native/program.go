@@ -108,23 +108,6 @@ type Counters struct {
 	TrustedReuses       int64 // operand facts read from a stamped slot, not re-derived
 }
 
-type counters struct {
-	calls, boundary, result, facts, refacts, allocs, releases, fallback atomic.Int64
-	kernels, reuses                                                     atomic.Int64
-}
-
-func (c *counters) add(s Counters) {
-	c.calls.Add(s.Calls)
-	c.boundary.Add(s.BoundaryValidations)
-	c.result.Add(s.ResultValidations)
-	c.facts.Add(s.FactQueries)
-	c.refacts.Add(s.FactRequeries)
-	c.allocs.Add(s.ArenaAllocs)
-	c.releases.Add(s.ArenaReleases)
-	c.kernels.Add(s.KernelCalls)
-	c.reuses.Add(s.TrustedReuses)
-}
-
 // Program is a compiled, loaded program. Its methods are safe for
 // concurrent use; the library stays loaded until Close.
 type Program struct {
@@ -137,10 +120,10 @@ type Program struct {
 	info   BuildInfo
 	funcs  map[string]*compiled
 
-	mu     sync.RWMutex // Run holds it shared; Close exclusively
-	closed bool
-	count  counters
-	frames *framePool // call frames and their arenas (see frame.go)
+	mu           sync.RWMutex // Run holds it shared; Close exclusively
+	closed       bool
+	fallbackRuns atomic.Int64
+	frames       *framePool // call frames and their arenas (see frame.go)
 }
 
 // BuildInfo describes how a Program was built.
@@ -229,7 +212,15 @@ func (p *Program) load(ctx context.Context, src []byte, opts Options) error {
 	if p.path == PathTorch {
 		rtPath, rtKey, err = p.torchRuntime(ctx, cc, dir, opts)
 	} else {
-		rtPath, rtKey, err = buildRuntime(ctx, runtime.Native(), cc, dir, opts.CompileTimeout)
+		isa, ierr := runtime.DetectISA()
+		if ierr != nil {
+			return fmt.Errorf("%w: %w", ErrCompiler, ierr)
+		}
+		rt := runtime.NativeFor(isa)
+		if !cc.hasLib(ctx, "libsleef.so", opts.CompileTimeout) {
+			rt = rt.WithoutSLEEF()
+		}
+		rtPath, rtKey, err = buildRuntime(ctx, rt, cc, dir, opts.CompileTimeout)
 	}
 	if err != nil {
 		return err
@@ -272,11 +263,9 @@ func (p *Program) PathOf(fn string) (Path, error) {
 
 // Counters returns the counters summed over every call so far.
 func (p *Program) Counters() Counters {
-	c := &p.count
-	return Counters{Calls: c.calls.Load(), BoundaryValidations: c.boundary.Load(), ResultValidations: c.result.Load(),
-		FactQueries: c.facts.Load(), FactRequeries: c.refacts.Load(), ArenaAllocs: c.allocs.Load(),
-		ArenaReleases: c.releases.Load(), FallbackRuns: c.fallback.Load(),
-		KernelCalls: c.kernels.Load(), TrustedReuses: c.reuses.Load()}
+	c := p.frames.counters()
+	c.FallbackRuns = p.fallbackRuns.Load()
+	return c
 }
 
 // Close unloads the library. It waits for running calls; later Runs fail
@@ -314,16 +303,17 @@ func (p *Program) Run(ctx context.Context, fn string, inputs map[string]*tensor.
 		if p.mode == Forced || c.fallback == nil {
 			return nil, c.reason
 		}
-		p.count.fallback.Add(1)
+		p.fallbackRuns.Add(1)
 		out, err := c.fallback.Run(ctx, inputs)
 		if err != nil {
 			return nil, err
 		}
 		return &Result{Outputs: out, Path: PathFallback}, nil
 	}
-	out, err := p.runNative(ctx, c, inputs)
+	res, err := p.runNative(ctx, c, inputs)
 	if err != nil {
 		return nil, err
 	}
-	return &Result{Outputs: out, Path: p.path}, nil
+	res.Path = p.path
+	return res, nil
 }
