@@ -236,6 +236,8 @@ RX_MAP_VEC(rx_sigmoid_sse2, , 2, __m128d, rx_ld2d, rx_st2d, rx_sigmoid2)
  * same order. */
 static void rx_mm_rest(float *o, const float *a, const float *b, int64_t M, int64_t K, int64_t N, int64_t j0)
 {
+	if (j0 >= N)
+		return;
 	for (int64_t i = 0; i < M; i++)
 		for (int64_t j = j0; j < N; j++) {
 			float acc = 0.0f;
@@ -357,7 +359,7 @@ static int rx_bcast(rx_ctx *c, const rx_val *a, const rx_val *b, int32_t *rank,
  * x86-64's baseline, or the target's 128-bit vectors), or RX_VNONE for a
  * kernel without one. o may be x or y. */
 #define RX_RUN(NAME, EXPR, VEXPR)                                                           \
-	static void NAME(float *o, const float *x, int64_t sx, const float *y, int64_t sy, int64_t n) \
+	static inline __attribute__((always_inline)) void NAME(float *o, const float *x, int64_t sx, const float *y, int64_t sy, int64_t n) \
 	{                                                                                   \
 		int64_t i = 0;                                                              \
 		if (VEXPR##_ok && n >= 4) {                                                 \
@@ -582,18 +584,44 @@ static void rx_axis(const rx_val *a, int32_t axis, int64_t *outer, int64_t *n, i
 		*inner *= a->dims[i];
 }
 
+/* rx_row_pmax is the plain maximum of x[0..n) (n > 0; the value only: which
+ * of -0 and +0, or anything when the row holds a NaN) and sets *nan to
+ * whether it holds one; on 4 lanes, without a branch per element. */
+static inline float rx_row_pmax(const float *x, int64_t n, int *nan)
+{
+	int64_t k = 0;
+	float m = x[0];
+	int bad = 0;
+#ifdef RX_X86
+	if (n >= 4) {
+		__m128 vm = _mm_loadu_ps(x), vn = _mm_cmpunord_ps(vm, vm);
+		for (k = 4; k + 4 <= n; k += 4) {
+			__m128 v = _mm_loadu_ps(x + k);
+			vm = _mm_max_ps(vm, v);
+			vn = _mm_or_ps(vn, _mm_cmpunord_ps(v, v));
+		}
+		vm = _mm_max_ps(vm, _mm_movehl_ps(vm, vm));
+		vm = _mm_max_ss(vm, _mm_shuffle_ps(vm, vm, 1));
+		m = _mm_cvtss_f32(vm);
+		bad = _mm_movemask_ps(vn) != 0;
+	}
+#endif
+	for (; k < n; k++) {
+		float v = x[k];
+		m = v > m ? v : m;
+		bad |= v != v;
+	}
+	*nan = bad;
+	return m;
+}
+
 /* rx_row_max is the NaN-propagating maximum of x[0..n) (n > 0), rx_maxf's
  * fold: a plain maximum, redone with rx_maxf when the row holds a NaN or
  * the maximum is a zero (whose sign rx_maxf decides). */
 static float rx_row_max(const float *x, int64_t n)
 {
-	float m = x[0];
-	int nan = x[0] != x[0];
-	for (int64_t k = 1; k < n; k++) {
-		float v = x[k];
-		m = v > m ? v : m;
-		nan |= v != v;
-	}
+	int nan;
+	float m = rx_row_pmax(x, n, &nan);
 	if (nan || m == 0.0f) {
 		m = x[0];
 		for (int64_t k = 1; k < n; k++)
@@ -797,6 +825,41 @@ RX_FN int rx_argmax(rx_ctx *c, rx_val *d, rx_val *av, int32_t axis)
 	int64_t *o = rx_out(c, d, RX_I64, r, dims, 0);
 	if (!o)
 		return c->st->code;
+	if (inner == 1 && n > 0) {
+		/* Along the last axis: the row's plain maximum and whether it
+		 * holds a NaN, without branches; then the first index holding
+		 * the maximum (the first of tied values, as the rule below:
+		 * v > bv never prefers a later equal value, -0 and +0 alike),
+		 * or of the first NaN. */
+		for (int64_t p = 0; p < outer; p++) {
+			const float *xr = x + p * n;
+			int nan;
+			float m = rx_row_pmax(xr, n, &nan);
+			int64_t best = 0;
+			if (nan) {
+				while (xr[best] == xr[best])
+					best++; /* the first NaN wins */
+			} else if (n <= 64) {
+				/* Without a branch per element: a bit per index
+				 * holding m, and the lowest one. */
+				uint64_t hit = 0;
+				int64_t k = 0;
+#ifdef RX_X86
+				__m128 vm = _mm_set1_ps(m);
+				for (; k + 4 <= n; k += 4)
+					hit |= (uint64_t)_mm_movemask_ps(_mm_cmpeq_ps(_mm_loadu_ps(xr + k), vm)) << k;
+#endif
+				for (; k < n; k++)
+					hit |= (uint64_t)(xr[k] == m) << k;
+				best = __builtin_ctzll(hit);
+			} else {
+				while (xr[best] != m)
+					best++;
+			}
+			o[p] = best;
+		}
+		return rx_result(c, d);
+	}
 	for (int64_t p = 0; p < outer; p++) {
 		for (int64_t q = 0; q < inner; q++) {
 			const float *xr = x + p * n * inner + q;
