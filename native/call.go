@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"unsafe"
 
 	"github.com/rextio/rxeq/program/ir"
 	"github.com/rextio/rxeq/tensor"
@@ -58,10 +59,13 @@ func (p *Program) runNative(ctx context.Context, c *compiled, inputs map[string]
 			}
 		}
 	}
-	// The output tensors and their shapes share one allocation.
+	// The output tensors and their shapes share one allocation, and so
+	// does their data (an int64 backing that float32 outputs view).
 	blk := newOutBlock(len(m.results), m.outRanks)
 	shapes := blk.dims
 	out := make(map[string]*tensor.Tensor, len(m.results))
+	var counts [4]int
+	words := 0
 	for j, r := range m.results {
 		spec := m.outDims[j]
 		var shape []int
@@ -87,12 +91,37 @@ func (p *Program) runNative(ctx context.Context, c *compiled, inputs map[string]
 			p.frames.put(fr, nil)
 			return nil, sizeError(fn, "output "+r.Name, shape)
 		}
-		t := &blk.ts[j]
-		t.Shape = shape
+		blk.ts[j].Shape = shape
+		if j < len(counts) {
+			counts[j] = n
+		}
 		if r.Type.DType == ir.Int64 {
-			t.DType, t.I64 = tensor.Int64, make([]int64, n)
+			words += n
 		} else {
-			t.DType, t.F32 = tensor.Float32, make([]float32, n)
+			words += (n + 1) / 2
+		}
+		if words < 0 || words > math.MaxInt/8 {
+			p.frames.put(fr, nil)
+			return nil, sizeError(fn, "output "+r.Name, shape)
+		}
+	}
+	data := make([]int64, words)
+	off := 0
+	for j, r := range m.results {
+		t := &blk.ts[j]
+		n := tensor.NumElements(t.Shape)
+		if j < len(counts) {
+			n = counts[j]
+		}
+		if r.Type.DType == ir.Int64 {
+			t.DType, t.I64 = tensor.Int64, data[off:off+n:off+n]
+			off += n
+		} else {
+			t.DType, t.F32 = tensor.Float32, []float32{}
+			if n > 0 {
+				t.F32 = unsafe.Slice((*float32)(unsafe.Pointer(&data[off])), n)
+			}
+			off += (n + 1) / 2
 		}
 		out[r.Name] = t
 		fr.setArg(len(m.params)+j, t)
@@ -115,18 +144,19 @@ type outBlock struct {
 	dims []int
 }
 
-// smallOutBlock is an outBlock with room for up to 4 outputs of 16 dims.
+// smallOutBlock is an outBlock with room for up to 3 outputs of 8 dims in
+// all (the reference scenario's).
 type smallOutBlock struct {
 	outBlock
-	ts   [4]tensor.Tensor
-	dims [16]int
+	ts   [3]tensor.Tensor
+	dims [8]int
 }
 
 func newOutBlock(results, dims int) *outBlock {
 	if results == 0 {
 		return &outBlock{}
 	}
-	if results <= 4 && dims <= 16 {
+	if results <= 3 && dims <= 8 {
 		b := &smallOutBlock{}
 		b.outBlock.ts, b.outBlock.dims = b.ts[:results], b.dims[:dims]
 		return &b.outBlock

@@ -104,9 +104,14 @@
 // never re-derive them. The counters of every call are summed in Counters;
 // ArenaAllocs counts buffers handed to values, not blocks.
 //
-// A call's Go side reuses a pooled frame (the rx_arg array, the status and
-// the runtime.Pinner) and sizes the outputs without maps: it allocates the
-// output tensors, one map and the Result.
+// A call's Go side reuses a pooled frame (the rx_arg array and the status,
+// in C memory) and sizes the outputs without maps. The first 12 tensors'
+// data pointers reach C as arguments of the call typed float* (memory
+// without Go pointers, which cgo neither pins nor scans) and are written
+// into the rx_arg array only for the call; further tensors are pinned. A
+// call allocates the map, one block for the Result, the output tensors
+// and their shapes, and one block for all the outputs' data (so an output
+// keeps its siblings' data alive as long as it lives).
 //
 // # Runtimes: native and torch
 //
@@ -156,11 +161,25 @@
 //
 // # Numerics
 //
-// float32 throughout, as the fallback: tanhf, expf, logf, sqrtf from libm;
-// Sigmoid is 1/(1+expf(-x)); Relu keeps NaN; Maximum, Minimum and Max
+// float32 throughout, as the fallback: Tanh, Exp, Log and Sigmoid
+// (1/(1+exp(-x))), and the exps and log of Softmax and LogSoftmax, are
+// evaluated in float64 (SLEEF's vectorised functions, or libm's without
+// SLEEF) and rounded once, the fallback's method; native/ulp_test.go
+// measures every elementwise op against Go's math on each ISA. Sqrt is
+// correctly rounded; Relu keeps NaN; Maximum, Minimum and Max
 // propagate NaN; MatMul, Sum and Softmax accumulate in increasing index
 // order; Softmax and LogSoftmax subtract the row maximum; Argmax returns the
-// first maximum and the first NaN. The fallback evaluates Tanh, Exp, Log and
-// Sigmoid in float64 and rounds once, so the two differ by a few ULP there
-// (the agreement test reports the distance).
+// first maximum and the first NaN.
+//
+// # Kernels and ISA
+//
+// The runtime's kernels (native/runtime/csrc/rx_kernels.c) choose their
+// ISA once per process when the library loads: AVX-512, AVX2, SSE2 or
+// plain C, the widest the CPU supports up to the cap that Go derives from
+// golang.org/x/sys/cpu and $RXEQ_NATIVE_ISA (c, sse2, avx2, avx512), which
+// is part of the runtime's cache key. Every ISA gives the same bits.
+// MatMul is register-blocked, each element summed in increasing k order
+// with separate multiplies and adds. SLEEF (libsleef) is linked when the
+// compiler finds libsleef.so; without it the transcendentals use libm one
+// element at a time.
 package native
