@@ -57,20 +57,23 @@ func needCC() {
 // building with cc plus a fault object ("" for none).
 //
 // Fault injection needs no hook in native/ or its runtime: native.Options.CC
-// may carry arguments, so CC = "cc -Wl,--wrap=tanhf fault_segv.o" links the
-// generated library with a __wrap_tanhf that crashes (or aborts, or spins),
-// and the runtime's own tanhf call (Tanh) lands there. Those arguments are
+// may carry arguments, so CC = "cc -Wl,--wrap=tanh fault_segv.o" links the
+// runtime library with a __wrap_tanh that crashes (or aborts, or spins),
+// and the tanh call of the runtime's plain C Tanh kernel (chosen with
+// RXEQ_NATIVE_ISA=c in the worker's environment) lands there. Those arguments are
 // part of the build cache key, so a fault build never replaces a normal
 // one; the suite still uses a private cache directory.
 func executor(fault string) isolate.Executor {
 	cc := "cc"
+	env := []string{workerEnv}
 	if fault != "" {
-		cc = "cc -Wl,--wrap=tanhf " + faults[fault]
+		cc = "cc -Wl,--wrap=tanh " + faults[fault]
+		env = append(env, "RXEQ_NATIVE_ISA=c")
 	}
 	return isolate.Executor{
 		Options: native.Options{CC: cc, CacheDir: cacheDir},
 		Command: []string{self},
-		Env:     []string{workerEnv},
+		Env:     env,
 	}
 }
 

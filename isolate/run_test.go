@@ -174,7 +174,7 @@ var _ = Describe("the isolated native executor", Label("native"), func() {
 				Expect(err.Error()).To(HavePrefix(text))
 				Expect(out.Path).To(Equal("native"))
 				if fault == "abort" {
-					Expect(err.Error()).To(ContainSubstring("fault_abort: tanhf("))
+					Expect(err.Error()).To(ContainSubstring("fault_abort: tanh("))
 				}
 				got, err := pr.Run(context.Background(), "plain", in)
 				Expect(err).NotTo(HaveOccurred())

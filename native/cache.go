@@ -170,8 +170,15 @@ func build(ctx context.Context, src []byte, rtPath, rtKey string, cc *compiler, 
 		cached = false
 		files := map[string][]byte{GeneratedFile: src, runtime.HeaderName: []byte(runtime.Header())}
 		args := append(append([]string(nil), buildFlags...), "-iquote", ".")
+		inputs := []string{GeneratedFile, rtPath, "-lm"}
+		if cc.isTCC() {
+			// tcc has no -iquote, and records a library given by path
+			// under its base name: it finds it through an rpath.
+			args = append(append([]string(nil), buildFlags...), "-I.")
+			inputs = append(inputs, "-Wl,-rpath,"+filepath.Dir(rtPath))
+		}
 		return e.compile(ctx, cc, files, []string{runtime.HeaderName, GeneratedFile}, args,
-			[]string{GeneratedFile, rtPath, "-lm"}, timeout, GeneratedFile)
+			inputs, timeout, GeneratedFile)
 	})
 	return e.object(), cached, err
 }

@@ -70,6 +70,11 @@ func (c *compiler) hasLib(ctx context.Context, name string, timeout time.Duratio
 	return found
 }
 
+// isTCC reports whether the compiler is the Tiny C Compiler, whose
+// options differ (no -iquote; a library given by path is recorded by its
+// base name).
+func (c *compiler) isTCC() bool { return strings.HasPrefix(c.ident, "tcc version") }
+
 // firstLine returns the compiler's first line of `--version` output.
 func (c *compiler) firstLine() string {
 	line, _, _ := strings.Cut(c.ident, "\n")

@@ -1,8 +1,10 @@
 package native
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"os"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -65,6 +67,15 @@ type Options struct {
 	CacheDir string
 	// Mode is Forced (default) or Auto.
 	Mode Mode
+	// ProgramCC is the C compiler of the program's own translation unit;
+	// default $RXEQ_PROGRAM_CC, else CC. The runtime library, which holds
+	// every float kernel, is always built with CC; a program's C holds
+	// only control flow, integer scalars and calls into the runtime (no
+	// float arithmetic), so a fast non-optimising compiler such as tcc
+	// (which `rxeq fuzz` uses for its candidates when installed) changes
+	// no result, only the build time. It is part of the program's cache
+	// key.
+	ProgramCC string
 	// CompileTimeout bounds each compiler run (DefaultCompileTimeout when
 	// zero). A run that exceeds it is killed with its children and the
 	// build fails with ErrCompiler.
@@ -128,7 +139,7 @@ type Program struct {
 
 // BuildInfo describes how a Program was built.
 type BuildInfo struct {
-	Compiler string // the first line of `$CC --version`
+	Compiler string // the first line of `$CC --version` (and of ProgramCC's, when it differs)
 	Library  string // the cached shared object's path ("" if none)
 	Cached   bool   // whether the library came from the cache
 	Runtime  string // the runtime library it is linked against
@@ -217,7 +228,7 @@ func (p *Program) load(ctx context.Context, src []byte, opts Options) error {
 			return fmt.Errorf("%w: %w", ErrCompiler, ierr)
 		}
 		rt := runtime.NativeFor(isa)
-		if !cc.hasLib(ctx, "libsleef.so", opts.CompileTimeout) {
+		if !(entry{dir: dir, key: runtimeKey(rt, cc), prefix: "rt-"}).valid() && !cc.hasLib(ctx, "libsleef.so", opts.CompileTimeout) {
 			rt = rt.WithoutSLEEF()
 		}
 		rtPath, rtKey, err = buildRuntime(ctx, rt, cc, dir, opts.CompileTimeout)
@@ -225,7 +236,16 @@ func (p *Program) load(ctx context.Context, src []byte, opts Options) error {
 	if err != nil {
 		return err
 	}
-	path, cached, err := build(ctx, src, rtPath, rtKey, cc, dir, opts.CompileTimeout)
+	pcc := cc
+	if spec := cmp.Or(opts.ProgramCC, os.Getenv("RXEQ_PROGRAM_CC")); spec != "" && spec != opts.CC {
+		if pcc, err = findCompiler(ctx, spec, opts.CompileTimeout); err != nil {
+			return err
+		}
+	}
+	if pcc != cc {
+		p.info.Compiler += "; program: " + pcc.firstLine()
+	}
+	path, cached, err := build(ctx, src, rtPath, rtKey, pcc, dir, opts.CompileTimeout)
 	if err != nil {
 		return err
 	}

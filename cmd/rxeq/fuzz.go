@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -92,6 +93,7 @@ func cmdFuzz(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	emi := fs.Int("emi", 1, "equivalent variants of each agreeing program (a loop split, a loop of one trip, a branch that never runs) that every executor must compute bit for bit the same (0: none)")
 	fs.IntVar(&r.parallel, "parallel", runtime.GOMAXPROCS(0), "programs checked at once")
 	mem := maxMemory(fs)
+	programCC := fs.String("program-cc", "auto", programCCUsage)
 	tol := tolerance(fs)
 	if err := fs.Parse(args); err != nil {
 		return exitUsage
@@ -118,7 +120,8 @@ func cmdFuzz(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return exitFail
 	}
 	defer cleanup()
-	checker, err := buildChecker(r.execList, nativeSetup{isolate: r.isolate, cacheDir: cache, timeout: *timeout, external: r.external})
+	checker, err := buildChecker(r.execList, nativeSetup{isolate: r.isolate, cacheDir: cache, timeout: *timeout, external: r.external,
+		programCC: resolveProgramCC(*programCC)})
 	if err != nil {
 		fmt.Fprintf(stderr, "rxeq fuzz: %v\n", err)
 		return exitUsage
@@ -166,10 +169,32 @@ func fuzzCache() (dir string, cleanup func(), err error) {
 
 // nativeSetup is how the native executor of a checker runs.
 type nativeSetup struct {
-	isolate  bool          // in a worker process
-	cacheDir string        // "" for $RXEQ_CACHE or the user's cache
-	timeout  time.Duration // one isolated run; 0 for isolate.DefaultTimeout
-	external executorSpecs // executors --executors may name besides the built-in ones
+	isolate   bool          // in a worker process
+	cacheDir  string        // "" for $RXEQ_CACHE or the user's cache
+	timeout   time.Duration // one isolated run; 0 for isolate.DefaultTimeout
+	programCC string        // native.Options.ProgramCC; "" for $CC
+	external  executorSpecs // executors --executors may name besides the built-in ones
+}
+
+const programCCUsage = "C compiler of each candidate program's own C (the runtime's float kernels are always built by $CC): " +
+	"auto is $RXEQ_PROGRAM_CC, else tcc when installed (a compile in milliseconds), else $CC; empty is $CC"
+
+// resolveProgramCC turns --program-cc into native.Options.ProgramCC: auto
+// is $RXEQ_PROGRAM_CC when set, else tcc when it is on PATH, else "" ($CC).
+// A program's C is control flow and runtime calls without float
+// arithmetic, so its compiler changes how fast a candidate builds, not
+// what it computes.
+func resolveProgramCC(flag string) string {
+	if flag != "auto" {
+		return flag
+	}
+	if v := os.Getenv("RXEQ_PROGRAM_CC"); v != "" {
+		return v
+	}
+	if _, err := exec.LookPath("tcc"); err == nil {
+		return "tcc"
+	}
+	return ""
 }
 
 // buildChecker turns --executors into a checker: the oracle is always the
@@ -188,7 +213,7 @@ func buildChecker(list string, ns nativeSetup) (*fuzz.Checker, error) {
 		case harness.PathFallback:
 			c.Executors = append(c.Executors, harness.FallbackExecutor{})
 		case harness.PathNative, harness.PathTorch:
-			opts := native.Options{CacheDir: ns.cacheDir}
+			opts := native.Options{CacheDir: ns.cacheDir, ProgramCC: ns.programCC}
 			if name == harness.PathTorch {
 				if err := harness.TorchAvailable(); err != nil {
 					closeExecutors(c.Executors)
@@ -198,7 +223,9 @@ func buildChecker(list string, ns nativeSetup) (*fuzz.Checker, error) {
 			}
 			switch {
 			case ns.isolate:
-				c.Executors = append(c.Executors, isolate.Executor{Options: opts, Timeout: ns.timeout})
+				// The worker resolves ProgramCC from its environment.
+				env := []string{"RXEQ_PROGRAM_CC=" + ns.programCC}
+				c.Executors = append(c.Executors, isolate.Executor{Options: opts, Timeout: ns.timeout, Env: env})
 			case name == harness.PathTorch:
 				c.Executors = append(c.Executors, harness.TorchExecutor{Options: opts})
 			default:
@@ -488,6 +515,7 @@ func cmdReduce(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	noise := fs.Int("noise-runs", fuzz.DefaultNoiseRuns, "oracle runs rounding to float32 that measure how far rounding can move an output that disagrees (0: none, plain tolerance)")
 	emi := fs.Int("emi", 0, "equivalent variants each executor must compute bit for bit the same (for a metamorphic finding)")
 	mem := maxMemory(fs)
+	programCC := fs.String("program-cc", "auto", programCCUsage)
 	tol := tolerance(fs)
 	if err := parseInterspersed(fs, args); err != nil || fs.NArg() != 1 || red.MaxTime < 0 || red.MaxTests < 0 || *timeout <= 0 || *noise < 0 || *emi < 0 ||
 		tol.RTol < 0 || tol.ATol < 0 {
@@ -503,7 +531,8 @@ func cmdReduce(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		return exitFail
 	}
 	defer cleanup()
-	checker, err := buildChecker(*execList, nativeSetup{isolate: *isolated, cacheDir: cache, timeout: *timeout, external: external})
+	checker, err := buildChecker(*execList, nativeSetup{isolate: *isolated, cacheDir: cache, timeout: *timeout, external: external,
+		programCC: resolveProgramCC(*programCC)})
 	if err != nil {
 		fmt.Fprintf(stderr, "rxeq reduce: %v\n", err)
 		return exitUsage

@@ -15,9 +15,10 @@ import (
 )
 
 // These specs fuzz the real native backend in worker processes, built
-// with a compiler that links a fault into every tanhf call (the fault
-// object of package isolate's tests): generated code that calls Tanh
-// segfaults, as a miscompiled kernel would.
+// with a compiler that links a fault into every tanh call of the runtime's
+// plain C kernels (the fault object of package isolate's tests, with
+// RXEQ_NATIVE_ISA=c): generated code that calls Tanh segfaults, as a
+// miscompiled kernel would.
 var _ = Describe("fuzz and reduce with native code in workers", Ordered, Label("native"), func() {
 	var out, tmp string
 
@@ -32,7 +33,8 @@ var _ = Describe("fuzz and reduce with native code in workers", Ordered, Label("
 		tmp = filepath.Join(dir, "tmp")
 		Expect(os.Mkdir(tmp, 0o700)).To(Succeed())
 		// Setenv in BeforeAll lasts until the container's specs are done.
-		GinkgoT().Setenv("CC", "cc -Wl,--wrap=tanhf "+obj)
+		GinkgoT().Setenv("CC", "cc -Wl,--wrap=tanh "+obj)
+		GinkgoT().Setenv("RXEQ_NATIVE_ISA", "c")
 		GinkgoT().Setenv("RXEQ_CACHE", "")
 		GinkgoT().Setenv("TMPDIR", tmp)
 	})
@@ -106,7 +108,7 @@ exec cc "$@"
 		GinkgoT().Setenv("CC", cc)
 		GinkgoT().Setenv("RXEQ_CACHE", filepath.Join(dir, "cache"))
 		out := filepath.Join(dir, "findings")
-		code, stdout, stderr := rxeq("fuzz", "--executors", "oracle,native", "--isolate=false", "--count", "1",
+		code, stdout, stderr := rxeq("fuzz", "--executors", "oracle,native", "--isolate=false", "--program-cc=", "--count", "1",
 			"--max-stmts", "4", "--reduce-tests", "30", "--out", out)
 		Expect(code).To(Equal(1), stdout+stderr)
 		Expect(stdout).To(MatchRegexp(`(?m)^FOUND seed 1: native vs oracle: prepare: native build: CC=".*buggy-cc" failed on .*rx_gen.c: exit status 1$`))

@@ -56,7 +56,8 @@ var _ = Describe("run --isolate", Label("native"), func() {
 		if err != nil {
 			Skip("no C compiler: " + string(msg))
 		}
-		GinkgoT().Setenv("CC", "cc -Wl,--wrap=tanhf "+obj)
+		GinkgoT().Setenv("CC", "cc -Wl,--wrap=tanh "+obj)
+		GinkgoT().Setenv("RXEQ_NATIVE_ISA", "c")
 		GinkgoT().Setenv("RXEQ_CACHE", filepath.Join(dir, "cache"))
 		code, out, _ := rxeq("run", "--isolate", "--backend", "oracle,fallback,native", "../../isolate/testdata/two.rx")
 		Expect(code).To(Equal(1))
