@@ -3,6 +3,8 @@ package native
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -28,7 +30,13 @@ type compiler struct {
 // findCompiler resolves cc ("" means $CC, else "cc"). CC may carry
 // arguments ("gcc -m64"); they are split on spaces and passed first. Asking
 // for its identity is bounded by timeout like any compiler run.
-func findCompiler(ctx context.Context, cc string, timeout time.Duration) (*compiler, error) {
+//
+// When memoDir is not "", the identity is remembered there (a file
+// cc-HASH.id, HASH covering the path, the arguments and the resolved
+// binary's device, inode, size and modification time), so that the
+// processes sharing a cache directory ask each compiler once, not once per
+// build: a replaced or upgraded compiler binary has a new HASH.
+func findCompiler(ctx context.Context, cc string, timeout time.Duration, memoDir string) (*compiler, error) {
 	if cc == "" {
 		cc = os.Getenv("CC")
 	}
@@ -40,6 +48,12 @@ func findCompiler(ctx context.Context, cc string, timeout time.Duration) (*compi
 	if err != nil {
 		return nil, fmt.Errorf("%w: no C compiler: CC=%q not found (%v); install one or point CC at it", ErrCompiler, cc, err)
 	}
+	memo := identMemo(memoDir, path, fields[1:])
+	if memo != "" {
+		if b, err := readEntryFile(memo); err == nil && len(b) > 0 {
+			return &compiler{spec: cc, path: path, args: fields[1:], ident: string(b)}, nil
+		}
+	}
 	var out bytes.Buffer
 	if err := runCompiler(ctx, path, append(fields[1:], "--version"), "", &out, timeout); err != nil {
 		if ctx.Err() != nil {
@@ -47,7 +61,29 @@ func findCompiler(ctx context.Context, cc string, timeout time.Duration) (*compi
 		}
 		return nil, fmt.Errorf("%w: CC=%q --version failed: %v: %s", ErrCompiler, cc, err, bytes.TrimSpace(out.Bytes()))
 	}
+	if memo != "" && out.Len() > 0 {
+		_ = writeAtomic(memo, out.Bytes(), 0o600) // a memo that cannot be written is asked again
+	}
 	return &compiler{spec: cc, path: path, args: fields[1:], ident: out.String()}, nil
+}
+
+// identMemo returns the memo file of a compiler's identity in dir, or ""
+// when dir is "" or the binary cannot be examined.
+func identMemo(dir, path string, args []string) string {
+	if dir == "" {
+		return ""
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		return ""
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return ""
+	}
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\x00%s\x00%d %d %d %d", path, strings.Join(args, "\x00"), st.Dev, st.Ino, fi.Size(), fi.ModTime().UnixNano())
+	return filepath.Join(dir, "cc-"+hex.EncodeToString(h.Sum(nil))[:32]+".id")
 }
 
 // libProbes memoizes hasLib per compiler and library for the process.
@@ -123,6 +159,23 @@ func runCompiler(ctx context.Context, path string, args []string, dir string, ou
 // an existing one must be a directory owned by the current user that
 // neither group nor others can write.
 func cacheDir(dir string) (string, error) {
+	dir, err := DefaultCacheDir(dir)
+	if err != nil {
+		return "", err
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", fmt.Errorf("%w: %v", ErrCache, err)
+	}
+	if err := checkPrivate(dir, true); err != nil {
+		return "", err
+	}
+	return dir, nil
+}
+
+// DefaultCacheDir resolves a cache directory as Compile does: dir, else
+// $RXEQ_CACHE, else os.UserCacheDir()/rxeq. It neither creates nor checks
+// it.
+func DefaultCacheDir(dir string) (string, error) {
 	if dir == "" {
 		dir = os.Getenv("RXEQ_CACHE")
 	}
@@ -132,12 +185,6 @@ func cacheDir(dir string) (string, error) {
 			return "", fmt.Errorf("%w: no cache directory (set RXEQ_CACHE): %v", ErrCache, err)
 		}
 		dir = filepath.Join(base, "rxeq")
-	}
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return "", fmt.Errorf("%w: %v", ErrCache, err)
-	}
-	if err := checkPrivate(dir, true); err != nil {
-		return "", err
 	}
 	return dir, nil
 }

@@ -37,7 +37,7 @@ func InvokeSource(ctx context.Context, opts Options, src, fn string, args ...*te
 	if p.path, err = runtimePath(opts.Runtime); err != nil {
 		return RawStatus{}, err
 	}
-	cc, err := findCompiler(ctx, opts.CC, opts.CompileTimeout)
+	cc, err := findCompiler(ctx, opts.CC, opts.CompileTimeout, "")
 	if err != nil {
 		return RawStatus{}, err
 	}
@@ -86,7 +86,7 @@ func InvokeSource(ctx context.Context, opts Options, src, fn string, args ...*te
 // TorchRuntimeKey is the cache key of the torch runtime lib would get with
 // the compilers opts names.
 func TorchRuntimeKey(ctx context.Context, opts Options, lib runtime.Lib) (string, error) {
-	cc, err := findCompiler(ctx, opts.CC, opts.CompileTimeout)
+	cc, err := findCompiler(ctx, opts.CC, opts.CompileTimeout, "")
 	if err != nil {
 		return "", err
 	}

@@ -67,6 +67,12 @@ type Options struct {
 	CacheDir string
 	// Mode is Forced (default) or Auto.
 	Mode Mode
+	// RuntimeCacheDir is where the runtime library is built and looked up;
+	// default $RXEQ_RUNTIME_CACHE, else the cache directory. A session
+	// that keeps its programs in a throwaway cache (rxeq fuzz) keeps the
+	// runtime, which every later session reuses, in the user's cache. It
+	// is held to the same rules as CacheDir.
+	RuntimeCacheDir string
 	// ProgramCC is the C compiler of the program's own translation unit;
 	// default $RXEQ_PROGRAM_CC, else CC. The runtime library, which holds
 	// every float kernel, is always built with CC; a program's C holds
@@ -210,35 +216,41 @@ func Compile(ctx context.Context, p *ir.Program, opts Options) (*Program, error)
 }
 
 func (p *Program) load(ctx context.Context, src []byte, opts Options) error {
-	cc, err := findCompiler(ctx, opts.CC, opts.CompileTimeout)
-	if err != nil {
-		return err
-	}
-	p.info.Compiler = cc.firstLine()
 	dir, err := cacheDir(opts.CacheDir)
 	if err != nil {
 		return err
 	}
+	cc, err := findCompiler(ctx, opts.CC, opts.CompileTimeout, dir)
+	if err != nil {
+		return err
+	}
+	p.info.Compiler = cc.firstLine()
+	rtDir := dir
+	if d := cmp.Or(opts.RuntimeCacheDir, os.Getenv("RXEQ_RUNTIME_CACHE")); d != "" {
+		if rtDir, err = cacheDir(d); err != nil {
+			return err
+		}
+	}
 	var rtPath, rtKey string
 	if p.path == PathTorch {
-		rtPath, rtKey, err = p.torchRuntime(ctx, cc, dir, opts)
+		rtPath, rtKey, err = p.torchRuntime(ctx, cc, rtDir, opts)
 	} else {
 		isa, ierr := runtime.DetectISA()
 		if ierr != nil {
 			return fmt.Errorf("%w: %w", ErrCompiler, ierr)
 		}
 		rt := runtime.NativeFor(isa)
-		if !(entry{dir: dir, key: runtimeKey(rt, cc), prefix: "rt-"}).valid() && !cc.hasLib(ctx, "libsleef.so", opts.CompileTimeout) {
+		if !(entry{dir: rtDir, key: runtimeKey(rt, cc), prefix: "rt-"}).valid() && !cc.hasLib(ctx, "libsleef.so", opts.CompileTimeout) {
 			rt = rt.WithoutSLEEF()
 		}
-		rtPath, rtKey, err = buildRuntime(ctx, rt, cc, dir, opts.CompileTimeout)
+		rtPath, rtKey, err = buildRuntime(ctx, rt, cc, rtDir, opts.CompileTimeout)
 	}
 	if err != nil {
 		return err
 	}
 	pcc := cc
 	if spec := cmp.Or(opts.ProgramCC, os.Getenv("RXEQ_PROGRAM_CC")); spec != "" && spec != opts.CC {
-		if pcc, err = findCompiler(ctx, spec, opts.CompileTimeout); err != nil {
+		if pcc, err = findCompiler(ctx, spec, opts.CompileTimeout, dir); err != nil {
 			return err
 		}
 	}

@@ -37,7 +37,7 @@ func findCXX(ctx context.Context, cxx string, timeout time.Duration) (*compiler,
 	if strings.TrimSpace(cxx) == "" {
 		cxx = "c++"
 	}
-	c, err := findCompiler(ctx, cxx, timeout)
+	c, err := findCompiler(ctx, cxx, timeout, "")
 	if err != nil {
 		return nil, fmt.Errorf("%w (the torch runtime needs a C++17 compiler: CXX)", err)
 	}

@@ -121,7 +121,7 @@ func cmdFuzz(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	defer cleanup()
 	checker, err := buildChecker(r.execList, nativeSetup{isolate: r.isolate, cacheDir: cache, timeout: *timeout, external: r.external,
-		programCC: resolveProgramCC(*programCC)})
+		programCC: resolveProgramCC(*programCC), rtCache: runtimeCache()})
 	if err != nil {
 		fmt.Fprintf(stderr, "rxeq fuzz: %v\n", err)
 		return exitUsage
@@ -156,6 +156,10 @@ func cmdFuzz(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 // directory (mode 0700) that cleanup removes. Every generated program
 // and every reduction candidate is a new C library, so a campaign in the
 // user's cache would leave thousands of objects nobody reuses.
+//
+// The runtime library, which every session links against and reuses, is
+// built in the user's cache all the same (runtimeCache), so that a session
+// does not begin with a runtime build.
 func fuzzCache() (dir string, cleanup func(), err error) {
 	if os.Getenv("RXEQ_CACHE") != "" {
 		return "", func() {}, nil
@@ -167,6 +171,21 @@ func fuzzCache() (dir string, cleanup func(), err error) {
 	return dir, func() { _ = os.RemoveAll(dir) }, nil
 }
 
+// runtimeCache is the runtime library's cache directory for a session
+// whose programs go to a private cache: the user's ($RXEQ_RUNTIME_CACHE,
+// $RXEQ_CACHE or os.UserCacheDir()/rxeq), or "" (the session's own) when
+// there is none.
+func runtimeCache() string {
+	if d := os.Getenv("RXEQ_RUNTIME_CACHE"); d != "" {
+		return d
+	}
+	d, err := native.DefaultCacheDir("")
+	if err != nil {
+		return ""
+	}
+	return d
+}
+
 // nativeSetup is how the native executor of a checker runs.
 type nativeSetup struct {
 	isolate   bool          // in a worker process
@@ -174,6 +193,7 @@ type nativeSetup struct {
 	timeout   time.Duration // one isolated run; 0 for isolate.DefaultTimeout
 	programCC string        // native.Options.ProgramCC; "" for $CC
 	external  executorSpecs // executors --executors may name besides the built-in ones
+	rtCache   string        // native.Options.RuntimeCacheDir; "" for cacheDir
 }
 
 const programCCUsage = "C compiler of each candidate program's own C (the runtime's float kernels are always built by $CC): " +
@@ -213,7 +233,7 @@ func buildChecker(list string, ns nativeSetup) (*fuzz.Checker, error) {
 		case harness.PathFallback:
 			c.Executors = append(c.Executors, harness.FallbackExecutor{})
 		case harness.PathNative, harness.PathTorch:
-			opts := native.Options{CacheDir: ns.cacheDir, ProgramCC: ns.programCC}
+			opts := native.Options{CacheDir: ns.cacheDir, ProgramCC: ns.programCC, RuntimeCacheDir: ns.rtCache}
 			if name == harness.PathTorch {
 				if err := harness.TorchAvailable(); err != nil {
 					closeExecutors(c.Executors)
@@ -223,8 +243,9 @@ func buildChecker(list string, ns nativeSetup) (*fuzz.Checker, error) {
 			}
 			switch {
 			case ns.isolate:
-				// The worker resolves ProgramCC from its environment.
-				env := []string{"RXEQ_PROGRAM_CC=" + ns.programCC}
+				// The worker resolves ProgramCC and RuntimeCacheDir from
+				// its environment.
+				env := []string{"RXEQ_PROGRAM_CC=" + ns.programCC, "RXEQ_RUNTIME_CACHE=" + ns.rtCache}
 				c.Executors = append(c.Executors, isolate.Executor{Options: opts, Timeout: ns.timeout, Env: env})
 			case name == harness.PathTorch:
 				c.Executors = append(c.Executors, harness.TorchExecutor{Options: opts})
@@ -532,7 +553,7 @@ func cmdReduce(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	}
 	defer cleanup()
 	checker, err := buildChecker(*execList, nativeSetup{isolate: *isolated, cacheDir: cache, timeout: *timeout, external: external,
-		programCC: resolveProgramCC(*programCC)})
+		programCC: resolveProgramCC(*programCC), rtCache: runtimeCache()})
 	if err != nil {
 		fmt.Fprintf(stderr, "rxeq reduce: %v\n", err)
 		return exitUsage
