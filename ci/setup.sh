@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Installs what rxeq needs on a fresh Debian machine with Go: a C compiler
-# (the native backend), a C++ compiler and libtorch-dev (the torch
+# (the native backend), SLEEF (its vectorised transcendentals; without it
+# the runtime falls back to libm, slower), tcc (fast builds of fuzz
+# candidates; optional), a C++ compiler and libtorch-dev (the torch
 # executor: the same generated C over libtorch's ATen kernels), xmllint
 # (JUnit validation), and NumPy and PyTorch for Debian's /usr/bin/python3
 # (the Python executor examples). Sourced by the other scripts; a no-op
@@ -8,6 +10,8 @@
 # installer holds instead of failing.
 need=()
 command -v cc >/dev/null 2>&1 || need+=(gcc libc6-dev)
+[ -e /usr/include/x86_64-linux-gnu/sleef.h ] || [ -e /usr/include/sleef.h ] || [ "$(uname -m)" != x86_64 ] || need+=(libsleef-dev)
+command -v tcc >/dev/null 2>&1 || need+=(tcc)
 command -v c++ >/dev/null 2>&1 || need+=(g++)
 [ -f /usr/include/ATen/ATen.h ] && [ -e /usr/lib/x86_64-linux-gnu/libtorch_cpu.so ] || need+=(libtorch-dev)
 command -v xmllint >/dev/null 2>&1 || need+=(libxml2-utils)

@@ -34,7 +34,18 @@
 // The compiler is $CC (Options.CC, else $CC, else "cc"; it may carry
 // arguments), run with -std=c11 -O2 -fPIC -shared -ffp-contract=off -Wall
 // -Werror, -iquote . (so no file beside the sources can shadow a system
-// header) and -lm. The cache directory is Options.CacheDir, else
+// header) and -lm. The runtime library (native/runtime) is built once per
+// cache into rt-KEY.so, with SLEEF (-lsleef) when the compiler finds
+// libsleef.so, and every program is linked against it; its key covers its
+// sources, their build arguments (the ISA cap) and libraries.
+// Options.ProgramCC ($RXEQ_PROGRAM_CC) may name another compiler for the
+// program's own translation unit, which holds no float arithmetic (tcc
+// builds one in milliseconds, with -I. for -iquote .; `rxeq fuzz` uses it
+// for its candidates); Options.RuntimeCacheDir ($RXEQ_RUNTIME_CACHE)
+// another directory for the runtime library. A compiler's `--version`
+// answer is remembered in the cache (cc-HASH.id, keyed by the binary's
+// path, arguments, inode, size and mtime). The cache directory is
+// Options.CacheDir, else
 // $RXEQ_CACHE, else os.UserCacheDir()/rxeq, created with mode 0700; a
 // directory that is not owned by the current user or that group or others
 // can write is refused (ErrCache).

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# bench-native.sh [BASE_REV]: the native scoring benchmarks and the PyTorch
+# eager anchor in one run, and their ratios.
+#
+# Builds package native's test binary (and, given BASE_REV, the same
+# benchmarks from that commit, for before/after in the same run), runs
+# BenchmarkScoreLinear/MLP/Pipeline (native), BenchmarkEmptyCall and
+# BenchmarkCompile COUNT times each, then scripts/bench_torch.py
+# (/usr/bin/python3, torch, one thread) on the same functions and batches,
+# and prints the table (scripts/bench_report.py). Go benchmarks report
+# wall-clock ns/row and cpu-ns/row; on a machine shared with other jobs
+# compare within one run, and prefer the CPU figures.
+#
+# Environment: COUNT (default 3), BENCHTIME (default 300ms), PYTHON
+# (default /usr/bin/python3), OUT (a directory for the raw outputs; default
+# a temporary one, printed).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+count=${COUNT:-3}
+benchtime=${BENCHTIME:-300ms}
+python=${PYTHON:-/usr/bin/python3}
+out=${OUT:-$(mktemp -d -t rxeq-bench-XXXXXX)}
+mkdir -p "$out"
+benches='^(BenchmarkScoreLinear|BenchmarkScoreMLP|BenchmarkScorePipeline|BenchmarkEmptyCall|BenchmarkCompile)$/^(native|cold|cold-empty-cache)$'
+
+go test -c -o "$out/native.test" ./native
+base_args=()
+if [[ $# -ge 1 ]]; then
+	wt="$out/base-src"
+	git worktree add --detach "$wt" "$1" >/dev/null
+	trap 'git worktree remove --force "$wt" >/dev/null 2>&1 || true' EXIT
+	(cd "$wt" && go test -c -o "$out/base.test" ./native)
+fi
+
+run() { # binary output
+	(cd native && "$1" -test.run '^$' -test.bench "$benches" -test.benchtime "$benchtime" -test.count "$count") >"$2" 2>&1
+}
+echo "benchmarks -> $out" >&2
+if [[ -x "$out/base.test" ]]; then
+	run "$out/base.test" "$out/base.txt"
+	base_args=("$out/base.txt")
+fi
+run "$out/native.test" "$out/native.txt"
+"$python" scripts/bench_torch.py 0.3 "$count" >"$out/torch.txt"
+"$python" scripts/bench_report.py "$out/native.txt" "$out/torch.txt" "${base_args[@]}"

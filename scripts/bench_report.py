@@ -1,0 +1,93 @@
+"""Join the native benchmarks and the PyTorch anchor into one table.
+
+Usage: bench_report.py NATIVE_BENCH_OUTPUT TORCH_OUTPUT [BASE_BENCH_OUTPUT]
+
+NATIVE_BENCH_OUTPUT (and BASE_BENCH_OUTPUT, the same benchmarks built from
+an earlier commit) are `go test -bench` outputs of package native, with
+several -count runs; TORCH_OUTPUT is scripts/bench_torch.py's. Each metric
+is the minimum over the runs (on a shared machine, the least disturbed
+one). Ratios are PyTorch's time per row over native's: how many times
+native's throughput is PyTorch eager's, by the wall clock and by CPU time.
+"""
+
+import re
+import sys
+
+FUNCS = {"BenchmarkScoreLinear": "score_linear", "BenchmarkScoreMLP": "score_mlp",
+         "BenchmarkScorePipeline": "score_pipeline"}
+
+
+def go_metrics(path):
+    best = {}
+    for line in open(path):
+        if not line.startswith("Benchmark"):
+            continue
+        f = line.split()
+        name = re.sub(r"-\d+$", "", f[0])
+        m = best.setdefault(name, {})
+        for i in range(2, len(f) - 1, 2):
+            try:
+                v = float(f[i])
+            except ValueError:
+                continue
+            m[f[i + 1]] = min(m.get(f[i + 1], v), v)
+    return best
+
+
+def torch_metrics(path):
+    out = {}
+    for line in open(path):
+        if line.startswith("#") or not line.strip():
+            continue
+        fn, batch, wall, cpu = line.split()[:4]
+        out[(fn, int(batch))] = (float(wall), float(cpu))
+    return out
+
+
+def native_row(best, bench, batch):
+    m = best.get(f"{bench}/native/batch={batch}")
+    if not m:
+        return None
+    return m.get("ns/row"), m.get("cpu-ns/row"), m.get("allocs/op")
+
+
+def fmt(v, w=9, p=1):
+    return f"{v:{w}.{p}f}" if v is not None else " " * (w - 1) + "-"
+
+
+def main():
+    new = go_metrics(sys.argv[1])
+    tor = torch_metrics(sys.argv[2])
+    base = go_metrics(sys.argv[3]) if len(sys.argv) > 3 else {}
+    print("ns per row (min over runs); ratio = PyTorch eager / native (x = native's throughput multiple)")
+    hdr = f"{'function':15s} {'batch':>6s} | {'torch':>9s} {'torch cpu':>9s} |"
+    if base:
+        hdr += f" {'before':>9s} {'bef cpu':>9s} |"
+    hdr += f" {'native':>9s} {'nat cpu':>9s} {'allocs':>6s} | {'ratio':>7s} {'cpu ratio':>9s}"
+    print(hdr)
+    for bench, fn in FUNCS.items():
+        for batch in (1, 16, 128, 4096, 65536):
+            n = native_row(new, bench, batch)
+            t = tor.get((fn, batch))
+            if not n or not t:
+                continue
+            line = f"{fn:15s} {batch:6d} | {fmt(t[0])} {fmt(t[1])} |"
+            if base:
+                b = native_row(base, bench, batch) or (None, None, None)
+                line += f" {fmt(b[0])} {fmt(b[1])} |"
+            ratio = t[0] / n[0] if n[0] else None
+            cpu_ratio = t[1] / n[1] if n[1] else None
+            line += f" {fmt(n[0])} {fmt(n[1])} {fmt(n[2], 6, 0)} | {fmt(ratio, 6, 1)}x {fmt(cpu_ratio, 8, 1)}x"
+            print(line)
+    print()
+    for name in ("BenchmarkEmptyCall", "BenchmarkCompile/cold", "BenchmarkCompile/cold-empty-cache", "BenchmarkCompile/warm"):
+        for label, src in (("before", base), ("native", new)):
+            m = src.get(name)
+            if not m:
+                continue
+            parts = [f"{k}={m[k]:.4g}" for k in ("ns/op", "cpu-ns/op", "ms/compile", "allocs/op") if k in m]
+            print(f"{name:36s} {label:7s} " + " ".join(parts))
+
+
+if __name__ == "__main__":
+    main()
