@@ -83,10 +83,26 @@ func benchScoring(b *testing.B, fn string, executors ...string) {
 		if err != nil {
 			b.Fatal(err)
 		}
+		into := map[string]*tensor.Tensor{}
+		for _, r := range pf.Results {
+			shape := make([]int, r.Type.Rank())
+			for i, d := range r.Type.Shape {
+				shape[i] = int(d.Size)
+				if d.IsSym() {
+					shape[i] = batch
+				}
+			}
+			if r.Type.DType == ir.Int64 {
+				into[r.Name] = tensor.NewInt64(shape...)
+			} else {
+				into[r.Name] = tensor.NewFloat32(shape...)
+			}
+		}
 		execs := map[string]func() error{
-			"native":   func() error { _, err := prog.Run(ctx, fn, in); return err },
-			"fallback": func() error { _, err := it.Run(ctx, in); return err },
-			"oracle":   func() error { _, err := oracle.Run(ctx, pf, in); return err },
+			"native":      func() error { _, err := prog.Run(ctx, fn, in); return err },
+			"native-into": func() error { _, err := prog.RunInto(ctx, fn, in, into); return err },
+			"fallback":    func() error { _, err := it.Run(ctx, in); return err },
+			"oracle":      func() error { _, err := oracle.Run(ctx, pf, in); return err },
 		}
 		for _, name := range executors {
 			b.Run(fmt.Sprintf("%s/batch=%d", name, batch), func(b *testing.B) {
@@ -121,15 +137,16 @@ func cpuTime() time.Duration {
 // BenchmarkScoreLinear compares the executors on the DESIGN example, in
 // ns/row.
 func BenchmarkScoreLinear(b *testing.B) {
-	benchScoring(b, "score_linear", "native", "fallback", "oracle")
+	benchScoring(b, "score_linear", "native", "native-into", "fallback", "oracle")
 }
 
-// BenchmarkScoreMLP is score_mlp of the reference scenario on native code.
-func BenchmarkScoreMLP(b *testing.B) { benchScoring(b, "score_mlp", "native") }
+// BenchmarkScoreMLP is score_mlp of the reference scenario on native code
+// (Run, which allocates the outputs, and RunInto, which reuses them).
+func BenchmarkScoreMLP(b *testing.B) { benchScoring(b, "score_mlp", "native", "native-into") }
 
 // BenchmarkScorePipeline is score_pipeline of the reference scenario on
-// native code.
-func BenchmarkScorePipeline(b *testing.B) { benchScoring(b, "score_pipeline", "native") }
+// native code (Run and RunInto).
+func BenchmarkScorePipeline(b *testing.B) { benchScoring(b, "score_pipeline", "native", "native-into") }
 
 // BenchmarkEmptyCall is the cost of one call into an empty generated
 // function (no inputs, no outputs, no body): cgo, the trampoline, the

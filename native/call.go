@@ -30,7 +30,10 @@ const (
 // (missing and unknown inputs) and sizes the outputs from the checked
 // output shapes; dtype, rank, dims, device and non-null data are validated
 // once, in C, on entry.
-func (p *Program) runNative(ctx context.Context, c *compiled, inputs map[string]*tensor.Tensor) (*Result, error) {
+//
+// With into (RunInto), the outputs are the caller's tensors, checked
+// against the output shapes, and nothing is allocated.
+func (p *Program) runNative(ctx context.Context, c *compiled, inputs, into map[string]*tensor.Tensor) (*Result, error) {
 	m := c.meta
 	fn := m.fn.Name
 	if err := ctx.Err(); err != nil {
@@ -58,6 +61,18 @@ func (p *Program) runNative(ctx context.Context, c *compiled, inputs map[string]
 				sym[k], bound[k] = t.Shape[d], true
 			}
 		}
+	}
+	if into != nil {
+		if err := p.bindInto(fr, m, into, &sym, &bound); err != nil {
+			p.frames.put(fr, nil)
+			return nil, err
+		}
+		st := fr.invoke(c.entry)
+		p.frames.put(fr, &st.counters)
+		if st.code != rxOK {
+			return nil, callError(m, inputs, st)
+		}
+		return nil, nil
 	}
 	// The output tensors and their shapes share one allocation, and so
 	// does their data (an int64 backing that float32 outputs view).
@@ -133,6 +148,47 @@ func (p *Program) runNative(ctx context.Context, c *compiled, inputs map[string]
 	}
 	blk.res.Outputs = out
 	return &blk.res, nil
+}
+
+// bindInto describes the caller's output tensors (RunInto) in the frame
+// after checking each against its result's dtype and the shape the inputs
+// bind; an unbound symbol (invalid inputs) leaves the check to C's
+// boundary validation, which runs first.
+func (p *Program) bindInto(fr *frame, m *funcMeta, into map[string]*tensor.Tensor, sym *[maxSyms]int, bound *[maxSyms]bool) error {
+	fn := m.fn.Name
+	if len(into) != len(m.results) {
+		for name := range into {
+			if !m.hasResult(name) {
+				return &ir.RuntimeError{Kind: ir.ErrShape, Func: fn, Detail: fmt.Sprintf("RunInto: no result named %s", name)}
+			}
+		}
+	}
+	for j, r := range m.results {
+		t := into[r.Name]
+		want := tensor.Float32
+		if r.Type.DType == ir.Int64 {
+			want = tensor.Int64
+		}
+		if t == nil || t.DType != want || t.Rank() != len(m.outDims[j]) || t.Validate() != nil {
+			return &ir.RuntimeError{Kind: ir.ErrShape, Func: fn,
+				Detail: fmt.Sprintf("RunInto: output %s must be a well-formed %s tensor of rank %d", r.Name, want, len(m.outDims[j]))}
+		}
+		for i, s := range m.outDims[j] {
+			d := s
+			if s < 0 {
+				if !bound[-s-1] {
+					continue
+				}
+				d = sym[-s-1]
+			}
+			if t.Shape[i] != d {
+				return &ir.RuntimeError{Kind: ir.ErrShape, Func: fn,
+					Detail: fmt.Sprintf("RunInto: output %s has shape %v, the inputs make it %s", r.Name, t.Shape, r.Type)}
+			}
+		}
+		fr.setArg(len(m.params)+j, t)
+	}
+	return nil
 }
 
 // outBlock holds what a call returns besides the tensors' data and the
@@ -262,4 +318,14 @@ func callError(m *funcMeta, inputs map[string]*tensor.Tensor, st status) error {
 func sizeError(fn, what string, shape []int) error {
 	return &ir.RuntimeError{Kind: ir.ErrShape, Func: fn,
 		Detail: fmt.Sprintf("the size of %s %v overflows int64: the shape is too large for any executor", what, shape)}
+}
+
+// hasResult reports whether the function has a result of that name.
+func (m *funcMeta) hasResult(name string) bool {
+	for _, r := range m.results {
+		if r.Name == name {
+			return true
+		}
+	}
+	return false
 }

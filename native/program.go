@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -342,10 +343,55 @@ func (p *Program) Run(ctx context.Context, fn string, inputs map[string]*tensor.
 		}
 		return &Result{Outputs: out, Path: PathFallback}, nil
 	}
-	res, err := p.runNative(ctx, c, inputs)
+	res, err := p.runNative(ctx, c, inputs, nil)
 	if err != nil {
 		return nil, err
 	}
 	res.Path = p.path
 	return res, nil
+}
+
+// RunInto runs function fn like Run but writes its results into outputs,
+// the caller's tensors (by result name, each of the result's dtype and of
+// the shape the inputs give it), and allocates nothing on the native path:
+// a loop that scores batch after batch reuses its output tensors, as
+// PyTorch's out= arguments do. A missing, unknown or mis-shaped output is
+// an *ir.RuntimeError of kind ir.ErrShape; on any error the outputs'
+// contents are unspecified. On the fallback path (Auto) the results are
+// computed as by Run and copied in. It returns the path that ran.
+func (p *Program) RunInto(ctx context.Context, fn string, inputs, outputs map[string]*tensor.Tensor) (Path, error) {
+	p.mu.RLock()
+	defer p.mu.RUnlock()
+	if p.closed {
+		return "", ErrClosed
+	}
+	c := p.funcs[fn]
+	if c == nil {
+		return "", fmt.Errorf("%w: %s", ErrUnknownFunc, fn)
+	}
+	if outputs == nil {
+		outputs = map[string]*tensor.Tensor{}
+	}
+	if c.entry != nil {
+		_, err := p.runNative(ctx, c, inputs, outputs)
+		return PathNative, err
+	}
+	if p.mode == Forced || c.fallback == nil {
+		return "", c.reason
+	}
+	p.fallbackRuns.Add(1)
+	out, err := c.fallback.Run(ctx, inputs)
+	if err != nil {
+		return "", err
+	}
+	for name, t := range out {
+		dst := outputs[name]
+		if dst == nil || dst.DType != t.DType || !slices.Equal(dst.Shape, t.Shape) {
+			return "", &ir.RuntimeError{Kind: ir.ErrShape, Func: fn,
+				Detail: fmt.Sprintf("RunInto: output %s must be a %s tensor of shape %v", name, t.DType, t.Shape)}
+		}
+		copy(dst.F32, t.F32)
+		copy(dst.I64, t.I64)
+	}
+	return PathFallback, nil
 }

@@ -21,7 +21,7 @@ benchtime=${BENCHTIME:-300ms}
 python=${PYTHON:-/usr/bin/python3}
 out=${OUT:-$(mktemp -d -t rxeq-bench-XXXXXX)}
 mkdir -p "$out"
-benches='^(BenchmarkScoreLinear|BenchmarkScoreMLP|BenchmarkScorePipeline|BenchmarkEmptyCall|BenchmarkCompile)$/^(native|cold|cold-empty-cache)$'
+benches='^(BenchmarkScoreLinear|BenchmarkScoreMLP|BenchmarkScorePipeline|BenchmarkEmptyCall|BenchmarkCompile)$/^(native|native-into|cold|cold-empty-cache)$'
 
 go test -c -o "$out/native.test" ./native
 base_args=()
