@@ -75,7 +75,8 @@ var _ = Describe("run --isolate", Label("native"), func() {
 		if err != nil {
 			Skip("no C compiler: " + string(msg))
 		}
-		GinkgoT().Setenv("CC", "cc -Wl,--wrap=tanhf "+obj)
+		GinkgoT().Setenv("CC", "cc -Wl,--wrap=tanh "+obj)
+		GinkgoT().Setenv("RXEQ_NATIVE_ISA", "c")
 		GinkgoT().Setenv("RXEQ_CACHE", filepath.Join(dir, "cache"))
 		// Six squash cases hang; which plain cases queue behind them depends
 		// on scheduling, so the spec holds for every order: a plain case
