@@ -78,7 +78,10 @@ func (p *Program) runNative(ctx context.Context, c *compiled, inputs, into map[s
 	// does their data (an int64 backing that float32 outputs view).
 	blk := newOutBlock(len(m.results), m.outRanks)
 	shapes := blk.dims
-	out := make(map[string]*tensor.Tensor, len(m.results))
+	var out map[string]*tensor.Tensor // nil for a function without results
+	if len(m.results) > 0 {
+		out = make(map[string]*tensor.Tensor, len(m.results))
+	}
 	var counts [4]int
 	words := 0
 	for j, r := range m.results {

@@ -44,9 +44,12 @@ static void rx_frame_free(rx_frame *f) {
 // so that cgo knows the memory holds no Go pointers, whatever its dtype);
 // the rest are already in args, pinned by Go. Every data pointer is cleared
 // before it returns, so no Go pointer stays in C memory.
-static int rx_call(void *fn, rx_frame *f, int64_t n,
+// fn and f are C pointers passed as integers, which cgo need not check.
+static int rx_call(uintptr_t fnp, uintptr_t fp, int64_t n,
 		   float *p0, float *p1, float *p2, float *p3, float *p4, float *p5,
 		   float *p6, float *p7, float *p8, float *p9, float *p10, float *p11) {
+	void *fn = (void *)fnp;
+	rx_frame *f = (rx_frame *)fp;
 	void *p[RX_DIRECT] = {p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11};
 	rx_arena *arena = f->st.arena;
 	f->st = (rx_status){0};
@@ -64,6 +67,7 @@ import "C"
 import (
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/rextio/rxeq/tensor"
@@ -92,9 +96,10 @@ type frame struct {
 // arena holds the call's intermediates only while the call runs (every
 // buffer is written by its op before anything reads it), and the frame
 // goes back when the call ends. Arenas are freed by Close, or at once when
-// the pool already holds max frames. The pool also sums the calls'
-// counters, under the lock that put takes anyway.
+// the pool already holds max frames (plus the hot one). The pool also sums
+// the calls' counters, under the lock that put takes anyway.
 type framePool struct {
+	hot  atomic.Pointer[frame] // the last frame put back: get takes it without the lock
 	mu   sync.Mutex
 	free []*frame
 	max  int
@@ -108,14 +113,16 @@ func newFramePool() *framePool {
 // get returns a frame with room for n arguments, or nil when C memory for
 // it cannot be allocated.
 func (p *framePool) get(n int) *frame {
-	p.mu.Lock()
-	var fr *frame
-	if k := len(p.free); k > 0 {
-		fr = p.free[k-1]
-		p.free[k-1] = nil
-		p.free = p.free[:k-1]
+	fr := p.hot.Swap(nil)
+	if fr == nil {
+		p.mu.Lock()
+		if k := len(p.free); k > 0 {
+			fr = p.free[k-1]
+			p.free[k-1] = nil
+			p.free = p.free[:k-1]
+		}
+		p.mu.Unlock()
 	}
-	p.mu.Unlock()
 	if fr == nil {
 		fr = &frame{}
 	}
@@ -138,7 +145,9 @@ func (p *framePool) put(fr *frame, s *Counters) {
 	if s != nil {
 		p.sum.add(s)
 	}
-	if len(p.free) < p.max {
+	if p.hot.CompareAndSwap(nil, fr) {
+		fr = nil
+	} else if len(p.free) < p.max {
 		p.free = append(p.free, fr)
 		fr = nil
 	}
@@ -159,6 +168,9 @@ func (p *framePool) counters() Counters {
 func (p *framePool) drain() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if fr := p.hot.Swap(nil); fr != nil {
+		C.rx_frame_free(fr.c)
+	}
 	for _, fr := range p.free {
 		C.rx_frame_free(fr.c)
 	}
@@ -229,7 +241,9 @@ func (fr *frame) forget() {
 		fr.pin.Unpin()
 		fr.pinned = false
 	}
-	fr.ptrs = [direct]*C.float{}
+	for i := range min(len(fr.args), direct) {
+		fr.ptrs[i] = nil
+	}
 }
 
 // invoke calls the generated function fn with the frame's arguments (set
@@ -238,7 +252,8 @@ func (fr *frame) forget() {
 // before it returns.
 func (fr *frame) invoke(fn unsafe.Pointer) status {
 	q := &fr.ptrs
-	C.rx_call(fn, fr.c, C.int64_t(len(fr.args)), q[0], q[1], q[2], q[3], q[4], q[5], q[6], q[7], q[8], q[9], q[10], q[11])
+	C.rx_call(C.uintptr_t(uintptr(fn)), C.uintptr_t(uintptr(unsafe.Pointer(fr.c))), C.int64_t(len(fr.args)),
+		q[0], q[1], q[2], q[3], q[4], q[5], q[6], q[7], q[8], q[9], q[10], q[11])
 	fr.forget()
 	st := &fr.c.st
 	return status{

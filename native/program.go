@@ -104,7 +104,7 @@ type Options struct {
 
 // Result is the outcome of one Run.
 type Result struct {
-	Outputs map[string]*tensor.Tensor // by result name
+	Outputs map[string]*tensor.Tensor // by result name (nil when the function has none)
 	Path    Path                      // which executor ran
 }
 
