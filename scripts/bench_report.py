@@ -44,8 +44,8 @@ def torch_metrics(path):
     return out
 
 
-def native_row(best, bench, batch):
-    m = best.get(f"{bench}/native/batch={batch}")
+def native_row(best, bench, batch, kind="native"):
+    m = best.get(f"{bench}/{kind}/batch={batch}")
     if not m:
         return None
     return m.get("ns/row"), m.get("cpu-ns/row"), m.get("allocs/op")
@@ -59,11 +59,13 @@ def main():
     new = go_metrics(sys.argv[1])
     tor = torch_metrics(sys.argv[2])
     base = go_metrics(sys.argv[3]) if len(sys.argv) > 3 else {}
-    print("ns per row (min over runs); ratio = PyTorch eager / native (x = native's throughput multiple)")
+    print("ns per row (min over runs); ratio = PyTorch eager / native (x = native's throughput multiple);")
+    print("native = Program.Run (allocates its outputs), into = Program.RunInto (reuses them)")
     hdr = f"{'function':15s} {'batch':>6s} | {'torch':>9s} {'torch cpu':>9s} |"
     if base:
         hdr += f" {'before':>9s} {'bef cpu':>9s} |"
-    hdr += f" {'native':>9s} {'nat cpu':>9s} {'allocs':>6s} | {'ratio':>7s} {'cpu ratio':>9s}"
+    hdr += f" {'native':>9s} {'nat cpu':>9s} {'allocs':>6s} | {'ratio':>7s} {'cpu ratio':>9s} |"
+    hdr += f" {'into':>9s} {'into cpu':>9s} | {'ratio':>7s} {'cpu ratio':>9s}"
     print(hdr)
     for bench, fn in FUNCS.items():
         for batch in (1, 16, 128, 4096, 65536):
@@ -77,7 +79,10 @@ def main():
                 line += f" {fmt(b[0])} {fmt(b[1])} |"
             ratio = t[0] / n[0] if n[0] else None
             cpu_ratio = t[1] / n[1] if n[1] else None
-            line += f" {fmt(n[0])} {fmt(n[1])} {fmt(n[2], 6, 0)} | {fmt(ratio, 6, 1)}x {fmt(cpu_ratio, 8, 1)}x"
+            line += f" {fmt(n[0])} {fmt(n[1])} {fmt(n[2], 6, 0)} | {fmt(ratio, 6, 1)}x {fmt(cpu_ratio, 8, 1)}x |"
+            i = native_row(new, bench, batch, "native-into")
+            if i:
+                line += f" {fmt(i[0])} {fmt(i[1])} | {fmt(t[0] / i[0] if i[0] else None, 6, 1)}x {fmt(t[1] / i[1] if i[1] else None, 8, 1)}x"
             print(line)
     print()
     for name in ("BenchmarkEmptyCall", "BenchmarkCompile/cold", "BenchmarkCompile/cold-empty-cache", "BenchmarkCompile/warm"):
