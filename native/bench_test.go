@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"syscall"
 	"testing"
@@ -194,6 +195,34 @@ func BenchmarkCompile(b *testing.B) {
 			fn.Name = fmt.Sprintf("score_linear_%d", i)
 			q.Funcs = []*ir.Func{&fn}
 			prog, err := native.Compile(ctx, &q, native.Options{CacheDir: dir})
+			if err != nil {
+				b.Fatal(err)
+			}
+			prog.Close()
+		}
+		b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(b.N), "ms/compile")
+	})
+	b.Run("cold-tcc", func(b *testing.B) {
+		// The same with the program's C compiled by tcc (Options.ProgramCC),
+		// as rxeq fuzz builds its candidates; the runtime is still $CC's.
+		if _, err := exec.LookPath("tcc"); err != nil {
+			b.Skip("tcc is not installed")
+		}
+		dir := filepath.Join(b.TempDir(), "c")
+		opts := native.Options{CacheDir: dir, ProgramCC: "tcc"}
+		prog, err := native.Compile(ctx, p, opts)
+		if err != nil {
+			b.Fatal(err)
+		}
+		prog.Close()
+		i := 0
+		for b.Loop() {
+			i++
+			q := *p
+			fn := *p.Funcs[0]
+			fn.Name = fmt.Sprintf("score_linear_%d", i)
+			q.Funcs = []*ir.Func{&fn}
+			prog, err := native.Compile(ctx, &q, opts)
 			if err != nil {
 				b.Fatal(err)
 			}

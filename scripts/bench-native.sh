@@ -21,7 +21,7 @@ benchtime=${BENCHTIME:-300ms}
 python=${PYTHON:-/usr/bin/python3}
 out=${OUT:-$(mktemp -d -t rxeq-bench-XXXXXX)}
 mkdir -p "$out"
-benches='^(BenchmarkScoreLinear|BenchmarkScoreMLP|BenchmarkScorePipeline|BenchmarkCompile)$/^(native|native-into|cold|cold-empty-cache)$'
+benches='^(BenchmarkScoreLinear|BenchmarkScoreMLP|BenchmarkScorePipeline|BenchmarkCompile)$/^(native|native-into|cold|cold-tcc|cold-empty-cache)$'
 
 go test -c -o "$out/native.test" ./native
 base_args=()
@@ -44,5 +44,8 @@ if [[ -x "$out/base.test" ]]; then
 	base_args=("$out/base.txt")
 fi
 run "$out/native.test" "$out/native.txt"
-"$python" scripts/bench_torch.py 0.3 "$count" >"$out/torch.txt"
+# One thread for PyTorch's own pool and for the BLAS and OpenMP pools under
+# it (torch.set_num_threads alone leaves OpenBLAS's threads running).
+OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1 \
+	"$python" scripts/bench_torch.py 0.3 "$count" >"$out/torch.txt"
 "$python" scripts/bench_report.py "$out/native.txt" "$out/torch.txt" "${base_args[@]}"

@@ -85,7 +85,7 @@ def main():
                 line += f" {fmt(i[0])} {fmt(i[1])} | {fmt(t[0] / i[0] if i[0] else None, 6, 1)}x {fmt(t[1] / i[1] if i[1] else None, 8, 1)}x"
             print(line)
     print()
-    for name in ("BenchmarkEmptyCall", "BenchmarkCompile/cold", "BenchmarkCompile/cold-empty-cache", "BenchmarkCompile/warm"):
+    for name in ("BenchmarkEmptyCall", "BenchmarkCompile/cold", "BenchmarkCompile/cold-tcc", "BenchmarkCompile/cold-empty-cache", "BenchmarkCompile/warm"):
         for label, src in (("before", base), ("native", new)):
             m = src.get(name)
             if not m:
