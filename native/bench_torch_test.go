@@ -136,6 +136,35 @@ func BenchmarkScoreLinearTorch(b *testing.B) {
 				}
 			}
 		})
+		// The same through RunInto, which writes into output tensors the
+		// caller keeps (as PyTorch's out= does): no Go allocation per call,
+		// so what is measured is the generated C over ATen's kernels.
+		b.Run(fmt.Sprintf("torch-into/batch=%d", batch), func(b *testing.B) {
+			first, err := tp.Run(ctx, "score_linear", in)
+			if err != nil {
+				b.Fatal(err)
+			}
+			into := first.Outputs
+			var before float64
+			if py != nil {
+				before, _ = py.nsPerRow(batch)
+			}
+			b.ResetTimer()
+			for b.Loop() {
+				if _, err := tp.RunInto(ctx, "score_linear", in, into); err != nil {
+					b.Fatal(err)
+				}
+			}
+			perRow := float64(b.Elapsed().Nanoseconds()) / float64(b.N) / float64(batch)
+			b.ReportMetric(perRow, "ns/row")
+			if before > 0 {
+				if after, err := py.nsPerRow(batch); err == nil && after > 0 {
+					e := (before + after) / 2
+					b.ReportMetric(e, "eager-ns/row")
+					b.ReportMetric(perRow/e, "eager-ratio")
+				}
+			}
+		})
 		// The same with Go's garbage collector paused: what the call costs
 		// without collecting the outputs Go allocates for every call (a
 		// diagnostic, not a way to run).
