@@ -1,0 +1,88 @@
+// Package harness runs rxeq's differential tests: every scenario ×
+// function × batch × executor, with every executor's full outputs judged
+// against a reference, and the generated C of each function checked
+// against its source lock. The rxeq command, package rxginkgo and the
+// fuzzer are built on it. The user documentation is in docs/ (comparison.md
+// for the rules below, lock.md for the source lock).
+//
+// # Executors
+//
+// An Executor is one way of running a program: Name identifies it in
+// results, and Prepare readies one program (given both as the checked tree,
+// *program.File, and as the lowered IR, *ir.Program) and returns a Prepared
+// whose Run executes one function on named inputs and returns named
+// outputs with the Path that actually ran. The built-in ones are
+// OracleExecutor (the float64 reference, package oracle), FallbackExecutor
+// (the float32 interpreter, package fallback) and NativeExecutor (C through
+// cgo, package native); DefaultExecutors returns the fallback and native
+// ones. A Run must not modify its inputs, must be safe for concurrent use,
+// and should return runtime errors of the program as *ir.RuntimeError
+// values with the shared texts, so that they compare equal to the oracle's.
+//
+// # Running
+//
+// Run(ctx, files, Options) runs the matrix and returns a *Result: every
+// Case in matrix order (scenario, function, batch, then the reference
+// followed by the other executors), a LockCase per function with lock
+// lines, and a Preparation per program and executor. The zero Options run
+// the oracle as the reference against the fallback and the forced native
+// backend, at each scenario's //rx:batches and //rx:seed, NumCPU groups at
+// a time. Options can choose the executors (Executors, Reference, the
+// reported Backends, NativeMode), override batches and seed, bind extra
+// symbolic dimensions (Dims), select a Shard, bound each case
+// (CaseTimeout) and each C compile (CompileTimeout), set the default
+// Tolerance, skip the locks, and receive progress and the tensors of each
+// group (for --dump).
+//
+// For each group (scenario, function, batch) GenerateInputs makes the
+// inputs once, from the file's //rx:input distributions, seeded by
+// tensor.DeriveSeed(seed, InputSeedName(…)), with the batch bound to
+// BatchSymbol's dimension. Each executor gets its own copy; the SHA-256 of
+// every input (Digest) is taken before and after each run, and a changed
+// input fails the case. The reference runs first; each program is prepared
+// once per executor. Groups run in parallel; a failing case never stops
+// the others, and a Run that outlives the case timeout is abandoned.
+//
+// # Statuses
+//
+// A Case is StatusPass (it agrees with the reference and left its inputs
+// alone), StatusFail (an output out of tolerance, a class flip, a different
+// or unexpected error, a missing or extra output, a modified input, an
+// //rx:expect-error not met) or StatusError (it could not be judged: inputs
+// could not be generated, the executor could not prepare the program, the
+// run timed out or was cancelled, or the reference failed without an
+// //rx:expect-error). Case.Message explains a fail or an error in full.
+// Result.OK is true when every case passed and every lock held.
+//
+// # Comparison
+//
+// CompareToOracle judges a float output element by element:
+// |got − want| ≤ ATol + RTol·|want| with want the reference's value; NaN
+// must be NaN at the same index and ±Inf must match exactly; +0 equals −0.
+// The tolerance is the file's //rx:tolerance for that output (Tolerances),
+// else Options.Tolerance, else DefaultTolerance (RTol 1e-4, ATol 3e-6,
+// measured on the catalog; see runner_tolerance.go). int64 outputs match
+// exactly, except class outputs (ClassSources: results assigned only
+// Argmax of a float result), which CompareClasses judges with the near-tie
+// rule: where the reference's best scores in a row are within tolerance of
+// each other, any of them is accepted and the row is reported. Errors are
+// compared by CompareErrors: the same kind (the ir.Err* sentinel) and the
+// same text as the reference's. CompareULP measures each executor's float
+// outputs against the ULPBase executor (the fallback by default) in float32
+// ULPs; ULPs are reported, never judged. Every comparison yields metrics
+// (greatest absolute and relative differences and their indices, mismatch
+// counts, the worst index, near-ties) and a one-line report.
+//
+// # Source locks
+//
+// CheckLock checks the //rx:lock and //rx:lock-not lines of one function
+// against generated C, scoped to the body of that function's C definition
+// (found structurally, so another function can never satisfy a check):
+// "…" is a literal substring and `…` an RE2 regexp; positive checks match
+// in order, each after the previous match; lock-not must not match
+// anywhere in the body. A failure names the check and where the search
+// started, and prints the body with the nearest near-miss line marked.
+// Run checks the locks of every function against native.Generate's C
+// (no compiler needed) unless Options.SkipLocks; CFunction extracts one
+// function's C, as `rxeq gen --func` prints it.
+package harness
