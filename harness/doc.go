@@ -63,9 +63,16 @@
 // else Options.Tolerance, else DefaultTolerance (RTol 1e-4, ATol 3e-6,
 // measured on the catalog; see runner_tolerance.go). int64 outputs match
 // exactly, except class outputs (ClassSources: results assigned only
-// Argmax of a float result), which CompareClasses judges with the near-tie
-// rule: where the reference's best scores in a row are within tolerance of
-// each other, any of them is accepted and the row is reported. Errors are
+// Argmax of a float result), which CompareClassesOwn judges with the
+// near-tie rule: where the reference's best scores in a row are within
+// tolerance of each other, any of them is accepted and the row is
+// reported; and, where the scores are final when the classes are taken,
+// each class must also be the argmax of the executor's own scores, so an
+// exact tie is broken the first-index way. When a case fails on its
+// outputs, the oracle runs once more rounding every op to float32, and
+// Case.Blame says whether float32 itself explains the mismatch
+// (BlameFloat32, as for an Exp that overflows) or the executor does
+// (BlameExecutor); the status stays StatusFail either way. Errors are
 // compared by CompareErrors: the same kind (the ir.Err* sentinel) and the
 // same text as the reference's. CompareULP measures each executor's float
 // outputs against the ULPBase executor (the fallback by default) in float32
