@@ -14,11 +14,13 @@ import (
 
 	"github.com/rextio/rxeq/harness"
 	"github.com/rextio/rxeq/program"
+	"github.com/rextio/rxeq/tensor"
 )
 
 // The documentation in this directory is the only reference users see, so
-// these specs hold it to the code: every builtin and every directive the
-// checker knows is documented, every relative link and anchor resolves,
+// these specs hold it to the code: every builtin, every directive and
+// every edge(kind) input distribution the code knows is documented, every
+// relative link and anchor resolves,
 // and every complete .rx program shown in a fenced ```go block checks and
 // passes the harness.
 
@@ -152,11 +154,14 @@ var _ = Describe("the docs", func() {
 				"directives the checker knows but docs/directives.md does not document")
 		})
 
-		It("documents every edge(kind) input distribution", func() {
-			d := readDoc("directives.md")
-			for _, kind := range []string{"large", "ties", "zeros", "tiny"} {
-				Expect(undocumented(d, []string{"edge(" + kind + ")"})).To(BeEmpty())
+		It("documents every edge(kind) input distribution in directives.md", func() {
+			var names []string
+			for _, kind := range tensor.EdgeKinds {
+				names = append(names, "edge("+kind+")")
 			}
+			Expect(names).To(ContainElement("edge(large)"))
+			Expect(undocumented(readDoc("directives.md"), names)).To(BeEmpty(),
+				"edge kinds the input generator knows but docs/directives.md does not document")
 		})
 	})
 
