@@ -30,12 +30,14 @@
 // a time. Options can choose the executors (Executors, Reference, the
 // reported Backends, NativeMode), override batches and seed, bind extra
 // symbolic dimensions (Dims), select a Shard, bound each case
-// (CaseTimeout) and each C compile (CompileTimeout), set the default
-// Tolerance, skip the locks, and receive progress and the tensors of each
-// group (for --dump).
+// (CaseTimeout), each C compile (CompileTimeout) and the memory of each
+// group (MaxMemory), set the default Tolerance, skip the locks, and
+// receive progress and the tensors of each group (for --dump).
 //
-// For each group (scenario, function, batch) GenerateInputs makes the
-// inputs once, from the file's //rx:input distributions, seeded by
+// For each group (scenario, function, batch) EstimateMemory first bounds
+// what it needs through every executor; a group over the budget
+// (DefaultMaxMemory unless set) is not run, and its cases are errors
+// wrapping ErrMemory. GenerateInputs then makes the inputs once, from the file's //rx:input distributions, seeded by
 // tensor.DeriveSeed(seed, InputSeedName(…)), with the batch bound to
 // BatchSymbol's dimension. Each executor gets its own copy; the SHA-256 of
 // every input (Digest) is taken before and after each run, and a changed
@@ -48,8 +50,8 @@
 // A Case is StatusPass (it agrees with the reference and left its inputs
 // alone), StatusFail (an output out of tolerance, a class flip, a different
 // or unexpected error, a missing or extra output, a modified input, an
-// //rx:expect-error not met) or StatusError (it could not be judged: inputs
-// could not be generated, the executor could not prepare the program, the
+// //rx:expect-error not met) or StatusError (it could not be judged: it
+// was over the memory budget, inputs could not be generated, the executor could not prepare the program, the
 // run timed out or was cancelled, or the reference failed without an
 // //rx:expect-error). Case.Message explains a fail or an error in full.
 // Result.OK is true when every case passed and every lock held.
