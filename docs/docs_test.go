@@ -12,6 +12,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/rextio/rxeq/fuzz"
 	"github.com/rextio/rxeq/harness"
 	"github.com/rextio/rxeq/program"
 	"github.com/rextio/rxeq/tensor"
@@ -163,6 +164,15 @@ var _ = Describe("the docs", func() {
 			Expect(undocumented(readDoc("directives.md"), names)).To(BeEmpty(),
 				"edge kinds the input generator knows but docs/directives.md does not document")
 		})
+	})
+
+	It("lists every feature of rxeq fuzz --features in cli.md", func() {
+		text := readDoc("cli.md").text
+		names := strings.Split(fuzz.AllFeatures.String(), ",")
+		Expect(names).To(ContainElement("matmul"))
+		for _, name := range names {
+			Expect(text).To(ContainSubstring("`"+name+"`"), "docs/cli.md does not list the fuzz feature %s", name)
+		}
 	})
 
 	Describe("the coverage check itself", func() {
