@@ -53,8 +53,10 @@
 // //rx:expect-error not met) or StatusError (it could not be judged: it
 // was over the memory budget, inputs could not be generated, the executor could not prepare the program, the
 // run timed out or was cancelled, or the reference failed without an
-// //rx:expect-error). Case.Message explains a fail or an error in full.
-// Result.OK is true when every case passed and every lock held.
+// //rx:expect-error), or StatusSkip (an external executor does not serve
+// the function; neither a pass nor a failure). Case.Message explains a
+// fail, an error or a skip in full. Result.OK is true when every case
+// passed or was skipped and every lock held.
 //
 // # Comparison
 //
