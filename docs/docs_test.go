@@ -166,6 +166,18 @@ var _ = Describe("the docs", func() {
 		})
 	})
 
+	It("gives every rxeq command a section in cli.md", func() {
+		src, err := os.ReadFile(filepath.Join("..", "cmd", "rxeq", "main.go"))
+		Expect(err).NotTo(HaveOccurred())
+		var names []string
+		for _, m := range regexp.MustCompile(`"([a-z]+)":\s*cmd[A-Z]`).FindAllSubmatch(src, -1) {
+			names = append(names, "rxeq "+string(m[1]))
+		}
+		Expect(names).To(ContainElements("rxeq run", "rxeq fuzz"))
+		Expect(undocumented(readDoc("cli.md"), names)).To(BeEmpty(),
+			"commands cmd/rxeq dispatches but docs/cli.md has no section for")
+	})
+
 	It("lists every feature of rxeq fuzz --features in cli.md", func() {
 		text := readDoc("cli.md").text
 		names := strings.Split(fuzz.AllFeatures.String(), ",")
