@@ -13,9 +13,12 @@
 // whose Run executes one function on named inputs and returns named
 // outputs with the Path that actually ran. The built-in ones are
 // OracleExecutor (the float64 reference, package oracle), FallbackExecutor
-// (the float32 interpreter, package fallback) and NativeExecutor (C through
-// cgo, package native); DefaultExecutors returns the fallback and native
-// ones. A Run must not modify its inputs, must be safe for concurrent use,
+// (the float32 interpreter, package fallback), NativeExecutor (C through
+// cgo, package native) and TorchExecutor (the same C over libtorch's ATen
+// kernels); DefaultExecutorSet returns the fallback, native and, when
+// libtorch is installed, torch ones, and names torch as Unavailable when
+// it is not. External executors (NewExternalExecutor) run any program
+// that speaks the rxeq.executor/v1 protocol (docs/executor-protocol.md). A Run must not modify its inputs, must be safe for concurrent use,
 // and should return runtime errors of the program as *ir.RuntimeError
 // values with the shared texts, so that they compare equal to the oracle's.
 //
@@ -25,8 +28,8 @@
 // Case in matrix order (scenario, function, batch, then the reference
 // followed by the other executors), a LockCase per function with lock
 // lines, and a Preparation per program and executor. The zero Options run
-// the oracle as the reference against the fallback and the forced native
-// backend, at each scenario's //rx:batches and //rx:seed, NumCPU groups at
+// the oracle as the reference against the fallback, the forced native
+// backend and (with libtorch) torch, at each scenario's //rx:batches and //rx:seed, NumCPU groups at
 // a time. Options can choose the executors (Executors, Reference, the
 // reported Backends, NativeMode), override batches and seed, bind extra
 // symbolic dimensions (Dims), select a Shard, bound each case
