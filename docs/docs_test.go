@@ -19,9 +19,10 @@ import (
 )
 
 // The documentation in this directory is the only reference users see, so
-// these specs hold it to the code: every builtin, every directive and
-// every edge(kind) input distribution the code knows is documented, every
-// relative link and anchor resolves,
+// these specs hold it to the code: every builtin, every directive, every
+// edge(kind) input distribution, every rxeq command and flag and every
+// fuzz feature the code knows is documented, every relative link and
+// anchor resolves,
 // and every complete .rx program shown in a fenced ```go block checks and
 // passes the harness.
 
@@ -176,6 +177,28 @@ var _ = Describe("the docs", func() {
 		Expect(names).To(ContainElements("rxeq run", "rxeq fuzz"))
 		Expect(undocumented(readDoc("cli.md"), names)).To(BeEmpty(),
 			"commands cmd/rxeq dispatches but docs/cli.md has no section for")
+	})
+
+	It("documents every flag of every rxeq command in cli.md", func() {
+		files, err := filepath.Glob(filepath.Join("..", "cmd", "rxeq", "*.go"))
+		Expect(err).NotTo(HaveOccurred())
+		flagRE := regexp.MustCompile(`fs\.(?:String|Bool|Int|Uint64|Float64|Duration|Var)(?:Var)?\([^"]*"([a-z][a-z0-9-]*)"`)
+		flags := map[string]bool{}
+		for _, name := range files {
+			if strings.HasSuffix(name, "_test.go") {
+				continue
+			}
+			src, err := os.ReadFile(name)
+			Expect(err).NotTo(HaveOccurred())
+			for _, m := range flagRE.FindAllSubmatch(src, -1) {
+				flags[string(m[1])] = true
+			}
+		}
+		Expect(flags).To(HaveKey("json"))
+		text := readDoc("cli.md").text
+		for flag := range flags {
+			Expect(text).To(ContainSubstring("`--"+flag), "docs/cli.md does not document --%s", flag)
+		}
 	})
 
 	It("lists every feature of rxeq fuzz --features in cli.md", func() {
