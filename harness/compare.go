@@ -29,11 +29,32 @@ type Tolerance struct {
 
 // Allowed returns the greatest absolute difference accepted at an element
 // whose oracle value is want: ATol + RTol·|want|.
+//
+// With NoAbsRel (a ULP bound alone) it is ULP+1 float32 spacings at want:
+// a finite allowance in value terms that the near-tie rule, the noise
+// excuse and reports can use, at least as wide as the ULP bound (want is
+// a float64 that may lie between two float32 values), so the ULP test
+// after it is what decides.
 func (t Tolerance) Allowed(want float64) float64 {
 	if t.NoAbsRel {
-		return math.Inf(1)
+		return float64(t.ULP+1) * spacing32(want)
 	}
 	return t.ATol + t.RTol*math.Abs(want)
+}
+
+// spacing32 is the gap between the float32 values around |x| (the larger
+// one where they differ); the largest finite gap beyond the float32 range.
+func spacing32(x float64) float64 {
+	a := float32(math.Abs(x))
+	if math.IsInf(float64(a), 0) || a >= math.MaxFloat32 {
+		return float64(math.MaxFloat32 - math.Nextafter32(math.MaxFloat32, 0))
+	}
+	up := math.Nextafter32(a, float32(math.Inf(1)))
+	if a == 0 {
+		return float64(up)
+	}
+	down := math.Nextafter32(a, 0)
+	return math.Max(float64(up-a), float64(a-down))
 }
 
 // maxListed is how many mismatches a report lists.

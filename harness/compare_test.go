@@ -403,3 +403,20 @@ var _ = Describe("CompareToOracle with a ULP bound", func() {
 		Expect(tols["z"]).To(Equal(harness.Tolerance{RTol: 1e-3, ULP: 1, UseULP: true}))
 	})
 })
+
+var _ = Describe("a ULP bound alone", func() {
+	tol := harness.Tolerance{ULP: 2, UseULP: true, NoAbsRel: true}
+
+	It("allows a finite amount, a few float32 spacings, not everything", func() {
+		Expect(tol.Allowed(1)).To(BeNumerically("~", 3*float64(math.Nextafter32(1, 2)-1), 1e-12))
+		Expect(math.IsInf(tol.Allowed(1e30), 0)).To(BeFalse())
+		Expect(tol.Allowed(0)).To(BeNumerically(">", 0))
+	})
+
+	It("keeps the near-tie rule for classes: a far class is still a flip", func() {
+		scores := tensor.FromFloat64([]float64{0.9, 0.1, 0.5}, 1, 3)
+		m := harness.CompareClasses("c", tensor.FromInt64([]int64{0}, 1), tensor.FromInt64([]int64{2}, 1), scores, 1, tol)
+		Expect(m.OK).To(BeFalse())
+		Expect(m.NearTies).To(BeEmpty())
+	})
+})

@@ -33,8 +33,8 @@ const (
 //   - tiny: magnitudes near 1e-30 (float32 subnormal territory after products);
 //   - specials: IEEE special values mixed with ordinary ones: NaN, ±Inf,
 //     ±0, the smallest and the largest float32 subnormals (±1.4e-45,
-//     ±1.18e-38), ±0.5, ±1, ±2.5 and normal(0, 2) draws, about one in
-//     eight each;
+//     ±1.18e-38), ±0.5, ±1 and ±2.5, each drawn one time in 18, and
+//     normal(0, 2) draws the other three times in 18;
 //   - overflow: magnitudes uniform in [40, 100] with random signs, where
 //     naive formulas break (tanh as a ratio of exponentials above about 44,
 //     exp overflowing float32 above 88.7);
