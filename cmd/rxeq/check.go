@@ -52,8 +52,8 @@ func parseFile(path string, scenario bool, stderr io.Writer) (*program.File, boo
 // `rxeq run` applies, and prints every error; exit 2 if any does not check.
 func cmdCheck(_ context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("check", "FILE...", stderr)
-	if err := fs.Parse(args); err != nil {
-		return exitUsage
+	if code, ok := parseFlags(fs, args); !ok {
+		return code
 	}
 	if fs.NArg() == 0 {
 		fs.Usage()
@@ -79,8 +79,8 @@ func cmdCheck(_ context.Context, args []string, stdout, stderr io.Writer) int {
 func cmdGen(_ context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("gen", "[--func F] FILE", stderr)
 	fn := fs.String("func", "", "print only the C function generated for scoring function `F`")
-	if err := fs.Parse(args); err != nil {
-		return exitUsage
+	if code, ok := parseFlags(fs, args); !ok {
+		return code
 	}
 	if fs.NArg() != 1 {
 		fs.Usage()

@@ -95,8 +95,8 @@ func cmdFuzz(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	mem := maxMemory(fs)
 	programCC := fs.String("program-cc", "auto", programCCUsage)
 	tol := tolerance(fs)
-	if err := fs.Parse(args); err != nil {
-		return exitUsage
+	if code, ok := parseFlags(fs, args); !ok {
+		return code
 	}
 	var ferr error
 	if r.cfg.Features, ferr = fuzz.ParseFeatures(*features); ferr == nil {
@@ -538,11 +538,12 @@ func cmdReduce(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	mem := maxMemory(fs)
 	programCC := fs.String("program-cc", "auto", programCCUsage)
 	tol := tolerance(fs)
-	if err := parseInterspersed(fs, args); err != nil || fs.NArg() != 1 || red.MaxTime < 0 || red.MaxTests < 0 || *timeout <= 0 || *noise < 0 || *emi < 0 ||
+	if code, ok := parseFlags(fs, args); !ok {
+		return code
+	}
+	if fs.NArg() != 1 || red.MaxTime < 0 || red.MaxTests < 0 || *timeout <= 0 || *noise < 0 || *emi < 0 ||
 		tol.RTol < 0 || tol.ATol < 0 {
-		if err == nil {
-			fs.Usage()
-		}
+		fs.Usage()
 		return exitUsage
 	}
 	name := fs.Arg(0)
@@ -601,6 +602,21 @@ func cmdReduce(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		return exitFail // cancelled: the program is the smallest so far
 	}
 	return exitOK
+}
+
+// parseFlags parses a command's flags, which may come before or after its
+// positional arguments (rxeq run f.rx --batch 1). -h and --help print the
+// usage and exit 0; a bad flag prints it and exits 2. ok is false when the
+// command must return code at once.
+func parseFlags(fs *flag.FlagSet, args []string) (code int, ok bool) {
+	err := parseInterspersed(fs, args)
+	switch {
+	case err == nil:
+		return 0, true
+	case errors.Is(err, flag.ErrHelp):
+		return exitOK, false
+	}
+	return exitUsage, false
 }
 
 // parseInterspersed parses flags that may come before or after the

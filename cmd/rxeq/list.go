@@ -15,8 +15,8 @@ import (
 // cmdList prints one line per scenario function: its batches and locks.
 func cmdList(_ context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("list", "[PATH...]", stderr)
-	if err := fs.Parse(args); err != nil {
-		return exitUsage
+	if code, ok := parseFlags(fs, args); !ok {
+		return code
 	}
 	files, ok := loadPrograms(fs.Args(), true, stderr)
 	if !ok {
@@ -44,8 +44,8 @@ func cmdList(_ context.Context, args []string, stdout, stderr io.Writer) int {
 // function's locks, print every failure. No compiler is needed.
 func cmdLock(_ context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("lock", "[PATH...]", stderr)
-	if err := fs.Parse(args); err != nil {
-		return exitUsage
+	if code, ok := parseFlags(fs, args); !ok {
+		return code
 	}
 	files, ok := loadPrograms(fs.Args(), false, stderr)
 	if !ok {

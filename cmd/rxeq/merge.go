@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -17,11 +15,8 @@ func cmdMerge(_ context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("merge", "[--json FILE] [--junit FILE] REPORT.json...", stderr)
 	jsonOut := fs.String("json", "", "write the merged JSON report to `FILE`")
 	junitOut := fs.String("junit", "", "write the merged JUnit XML report to `FILE`")
-	if err := parseInterspersed(fs, args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitOK
-		}
-		return exitUsage
+	if code, ok := parseFlags(fs, args); !ok {
+		return code
 	}
 	if fs.NArg() == 0 {
 		fs.Usage()

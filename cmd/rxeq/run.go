@@ -61,8 +61,8 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	rf.maxMemory = maxMemory(fs)
 	fs.BoolVar(&rf.isolate, "isolate", false, "run native code in a worker process: a crash or hang fails that case and the run goes on")
 	fs.Var(&rf.external, "executor", "add an external executor `NAME=COMMAND` speaking rxeq.executor/v1 (repeatable; see docs/executor-protocol.md)")
-	if err := fs.Parse(args); err != nil {
-		return exitUsage
+	if code, ok := parseFlags(fs, args); !ok {
+		return code
 	}
 	opts, err := rf.options()
 	if err == nil {

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"strconv"
@@ -18,11 +17,8 @@ import (
 func cmdSelftest(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("selftest", "[flags] [PATH...]", stderr)
 	batches := fs.String("batch", "", "comma-separated batch sizes replacing each scenario's //rx:batches")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitOK
-		}
-		return exitUsage
+	if code, ok := parseFlags(fs, args); !ok {
+		return code
 	}
 	var opts selftest.Options
 	for _, b := range splitList(*batches) {
