@@ -296,6 +296,11 @@ func (e entry) compile(ctx context.Context, cc *compiler, files map[string][]byt
 		return fmt.Errorf("%w: CC=%q failed on %s: %v\n%s", ErrCompiler, cc.spec,
 			filepath.Join(sd, main), err, strings.TrimSpace(out.String()))
 	}
+	return e.install(tmpPath)
+}
+
+// install moves a freshly linked object into the entry, checksum first.
+func (e entry) install(tmpPath string) error {
 	obj, err := readEntryFile(tmpPath)
 	if err != nil {
 		return fmt.Errorf("%w: %v", ErrCache, err)

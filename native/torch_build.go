@@ -149,25 +149,6 @@ func (e entry) compileCXX(ctx context.Context, lib runtime.Lib, cc, cxx *compile
 	return e.install(tmpPath)
 }
 
-// install moves a freshly linked object into the entry, checksum first.
-func (e entry) install(tmpPath string) error {
-	obj, err := readEntryFile(tmpPath)
-	if err != nil {
-		return fmt.Errorf("%w: %v", ErrCache, err)
-	}
-	sum := sha256.Sum256(obj)
-	if err := writeAtomic(e.sum(), []byte(hex.EncodeToString(sum[:])+"\n"), 0o600); err != nil {
-		return fmt.Errorf("%w: %v", ErrCache, err)
-	}
-	if err := os.Chmod(tmpPath, 0o700); err != nil {
-		return fmt.Errorf("%w: %v", ErrCache, err)
-	}
-	if err := os.Rename(tmpPath, e.object()); err != nil {
-		return fmt.Errorf("%w: %v", ErrCache, err)
-	}
-	return nil
-}
-
 // runtimePath checks Options.Runtime and returns the Path its results
 // carry.
 func runtimePath(name string) (Path, error) {
