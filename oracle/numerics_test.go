@@ -321,3 +321,14 @@ var _ = Describe("numerics against independent values", func() {
 		}
 	})
 })
+
+var _ = Describe("Max of a lane of signed zeros", func() {
+	It("is +0 wherever the +0 stands, as Maximum, the fallback and native give", func() {
+		negz := float32(math.Copysign(0, -1))
+		y := apply(f32(2, 2), f32(2), func(x program.Expr) program.Expr { return callAxis(program.Max, x, 1, false) },
+			t32(sh(2, 2), negz, 0, 0, negz))
+		Expect(y.F64).To(Equal([]float64{0, 0}))
+		Expect(math.Signbit(y.F64[0])).To(BeFalse())
+		Expect(math.Signbit(y.F64[1])).To(BeFalse())
+	})
+})

@@ -97,16 +97,16 @@ func alongAxis(b program.Builtin, v *value, axis int, keepDims bool) (*value, er
 }
 
 // nanMax is the maximum of xs, NaN if any element is NaN, -Inf if xs is
-// empty. (floats.Max ignores a NaN that is not the first element.)
+// empty; of -0 and +0 it is +0 wherever they stand, as Maximum's (and the
+// fallback's and native's Max). (floats.Max ignores a NaN that is not the
+// first element.)
 func nanMax(xs []float64) float64 {
 	m := math.Inf(-1)
 	for _, x := range xs {
 		if math.IsNaN(x) {
 			return x
 		}
-		if x > m {
-			m = x
-		}
+		m = math.Max(m, x)
 	}
 	return m
 }
