@@ -46,11 +46,11 @@ func WithExecutors(execs ...harness.Executor) harness.Options {
 
 // EntriesWith is Entries whose cases run with opts (see Case.Options).
 func EntriesWith(opts harness.Options, paths ...string) ([]ginkgo.TableEntry, error) {
-	files, err := load(paths)
+	files, bad, err := load(paths)
 	if err != nil {
 		return nil, err
 	}
-	return entries(files, opts), nil
+	return append(bad, entries(files, opts)...), nil
 }
 
 // TableWith is Table whose cases run with opts, for example

@@ -9,21 +9,29 @@
 // Table is DescribeTable over Entries with AssertCase as the body; use
 // Entries directly to add entries of your own or another body.
 //
-// Each entry is one (scenario, function, batch) run through the oracle,
-// the fallback interpreter, the forced-native backend and, when libtorch is
-// installed, the torch executor (the same C over ATen kernels), with the
-// function's source lock checked; a failure prints the harness's mismatch
-// report or the lock's near-miss text. Without libtorch each entry records
-// a report entry saying torch did not run and why (and fails when
-// RXEQ_REQUIRE_TORCH is set).
+// Each entry is one (scenario, function, batch) run through one executor
+// against the oracle: the fallback interpreter, the forced-native backend
+// and, when libtorch is installed, the torch executor (the same C over ATen
+// kernels), or the executors of the options given. Its labels say what it
+// runs ("oracle" and the executor's name, and "native" for every executor
+// that needs a C compiler), so --label-filter='!native' runs the entries
+// that need none. The function's source lock is checked in the entry of
+// the first executor that needs no compiler (the fallback's). An entry's
+// location is the function's line in its .rx file; a failure prints the
+// harness's mismatch report or the lock's near-miss text. A file that does
+// not check becomes one failing entry at its first error's file:line:col,
+// not a panic of the container. Without libtorch the torch entries are
+// skipped with the reason (and fail when RXEQ_REQUIRE_TORCH is set).
 package rxginkgo
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 
 	"github.com/onsi/ginkgo/v2"
+	"github.com/onsi/ginkgo/v2/types"
 	"github.com/onsi/gomega"
 
 	"github.com/rextio/rxeq/harness"
@@ -46,11 +54,29 @@ type Case struct {
 	// AssertCase). The zero value runs the built-in executors (torch among
 	// them when libtorch is installed).
 	Options harness.Options
+	// Executor, when set, names the one executor of the case (the entries
+	// of Entries each have one); Options.Executors then holds just it.
+	Executor string
+	// Err is set for the entry of a file that does not check (or cannot
+	// be read): AssertCase fails with it.
+	Err error
+	// Unavailable is set for the entry of a default executor that cannot
+	// run here (torch without libtorch): AssertCase skips with it, or
+	// fails when RXEQ_REQUIRE_TORCH is set.
+	Unavailable string
 }
 
-// String names the case "scenario/function/bBATCH".
+// String names the case "scenario/function/bBATCH", with "/EXECUTOR" when
+// it runs one executor.
 func (c Case) String() string {
-	return fmt.Sprintf("%s/%s/b%d", harness.ScenarioName(c.File), c.Function, c.Batch)
+	if c.File == nil {
+		return "does not check"
+	}
+	s := fmt.Sprintf("%s/%s/b%d", harness.ScenarioName(c.File), c.Function, c.Batch)
+	if c.Executor != "" {
+		s += "/" + c.Executor
+	}
+	return s
 }
 
 // Entries returns one ginkgo TableEntry per (scenario, function, batch) of
@@ -63,12 +89,20 @@ func Entries(paths ...string) ([]ginkgo.TableEntry, error) {
 	return EntriesWith(harness.Options{}, paths...)
 }
 
-// entries makes one entry per (scenario, function, batch) of files, each
-// running with opts.
+// entries makes one entry per (scenario, function, batch, executor) of
+// files, each running with opts and that one executor.
 func entries(files []*program.File, opts harness.Options) []ginkgo.TableEntry {
-	labels := ginkgo.Label("native")
-	if harness.TorchAvailable() == nil {
-		labels = ginkgo.Label("native", "torch")
+	execs := opts.Executors
+	var unavailable []harness.Unavailable
+	if execs == nil {
+		execs, unavailable = harness.DefaultExecutorSet(opts.NativeMode, opts.TorchThreads)
+	}
+	lockAt := 0
+	for i, e := range execs {
+		if !needsCompiler(e) {
+			lockAt = i
+			break
+		}
 	}
 	var out []ginkgo.TableEntry
 	for _, f := range files {
@@ -77,17 +111,55 @@ func entries(files []*program.File, opts harness.Options) []ginkgo.TableEntry {
 			batches = []int{harness.DefaultBatch}
 		}
 		for _, fn := range f.Funcs {
+			at := types.CodeLocation{FileName: fn.Pos.Filename, LineNumber: fn.Pos.Line}
 			for _, b := range batches {
-				c := Case{File: f, Function: fn.Name, Batch: b, Options: opts}
-				out = append(out, ginkgo.Entry(c.String(), labels, c))
+				for i, e := range execs {
+					o := opts
+					o.Executors = []harness.Executor{e}
+					o.Unavailable = nil
+					o.SkipLocks = opts.SkipLocks || i != lockAt
+					c := Case{File: f, Function: fn.Name, Batch: b, Options: o, Executor: e.Name()}
+					labels := ginkgo.Label(harness.PathOracle, e.Name())
+					if needsCompiler(e) {
+						labels = ginkgo.Label(harness.PathOracle, e.Name(), "native")
+					}
+					out = append(out, ginkgo.Entry(c.String(), labels, at, c))
+				}
+				for _, u := range unavailable {
+					c := Case{File: f, Function: fn.Name, Batch: b, Executor: u.Executor, Unavailable: u.Reason}
+					out = append(out, ginkgo.Entry(c.String(), ginkgo.Label(harness.PathOracle, u.Executor, "native"), at, c))
+				}
 			}
 		}
 	}
 	return out
 }
 
-// MustEntries is Entries for use at suite construction: a file that does
-// not check panics with every file:line:col error, which ginkgo reports.
+// needsCompiler reports whether e runs native code (and so needs a C
+// compiler): the native and torch executors, in process or in a worker.
+func needsCompiler(e harness.Executor) bool {
+	switch e.(type) {
+	case harness.NativeExecutor, harness.TorchExecutor:
+		return true
+	}
+	n := e.Name()
+	return n == harness.PathNative || n == harness.PathTorch
+}
+
+// badFile is the entry of a file that does not check: it fails at the
+// first error's position with every error.
+func badFile(name string, err error) ginkgo.TableEntry {
+	at := types.CodeLocation{FileName: name, LineNumber: 1}
+	var list program.ErrorList
+	if errors.As(err, &list) && len(list) > 0 {
+		at = types.CodeLocation{FileName: list[0].Pos.Filename, LineNumber: list[0].Pos.Line}
+	}
+	return ginkgo.Entry(name+": does not check", ginkgo.Label(harness.PathOracle), at, Case{Err: err})
+}
+
+// MustEntries is Entries for use at suite construction: a path that cannot
+// be expanded panics, which ginkgo reports; a file that does not check is a
+// failing entry (see Entries).
 func MustEntries(paths ...string) []ginkgo.TableEntry {
 	out, err := Entries(paths...)
 	if err != nil {
@@ -115,6 +187,16 @@ func Table(description string, paths ...string) bool {
 // skipped with SkipReason after the others' checks, never passed.
 func AssertCase(c Case) {
 	ginkgo.GinkgoHelper()
+	if c.Err != nil {
+		gomega.Expect(c.Err).NotTo(gomega.HaveOccurred(), "the file does not check")
+		return
+	}
+	if c.Unavailable != "" {
+		if os.Getenv(RequireTorchEnv) != "" {
+			ginkgo.Fail(fmt.Sprintf("executor %s is required (%s is set) but cannot run: %s", c.Executor, RequireTorchEnv, c.Unavailable))
+		}
+		ginkgo.Skip(fmt.Sprintf("executor %s cannot run here: %s", c.Executor, c.Unavailable))
+	}
 	res, err := Run(context.Background(), c)
 	gomega.Expect(err).NotTo(gomega.HaveOccurred())
 	for _, u := range res.Unavailable {
@@ -132,6 +214,9 @@ func AssertCase(c Case) {
 // Run runs one case: the function alone (other functions of its file are
 // left out, so their locks and cases are not part of it) at its batch.
 func Run(ctx context.Context, c Case) (*harness.Result, error) {
+	if c.File == nil {
+		return nil, fmt.Errorf("rxginkgo: a case without a file")
+	}
 	fn := c.File.Func(c.Function)
 	if fn == nil {
 		return nil, fmt.Errorf("rxginkgo: %s has no function %s", c.File.Name, c.Function)
@@ -143,25 +228,29 @@ func Run(ctx context.Context, c Case) (*harness.Result, error) {
 	return harness.Run(ctx, []*program.File{&only}, opts)
 }
 
-func load(paths []string) ([]*program.File, error) {
+// load parses the files of paths (the catalog when none). A file that
+// cannot be read or does not check is returned as a failing entry in bad.
+func load(paths []string) (files []*program.File, bad []ginkgo.TableEntry, err error) {
 	if len(paths) == 0 {
-		return scenarios.Catalog()
+		files, err := scenarios.Catalog()
+		return files, nil, err
 	}
 	names, err := scenarios.Expand(paths)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	var files []*program.File
 	for _, name := range names {
 		src, err := program.ReadFile(name)
 		if err != nil {
-			return nil, err
+			bad = append(bad, badFile(name, err))
+			continue
 		}
-		f, err := program.Parse(name, src)
+		f, err := program.ParseScenario(name, src)
 		if err != nil {
-			return nil, err
+			bad = append(bad, badFile(name, err))
+			continue
 		}
 		files = append(files, f)
 	}
-	return files, nil
+	return files, bad, nil
 }
