@@ -30,21 +30,12 @@ func (shapeSensitive) Prepare(ctx context.Context, f *program.File, p *ir.Progra
 		return nil, err
 	}
 	split := false
-	var walk func([]program.Stmt)
-	walk = func(body []program.Stmt) {
-		for _, s := range body {
-			switch s := s.(type) {
-			case *program.For:
-				split = split || (s.Index != nil && s.Index.Name == "emi_j")
-				walk(s.Body)
-			case *program.If:
-				walk(s.Then)
-				walk(s.Else)
-			}
-		}
-	}
 	for _, fn := range f.Funcs {
-		walk(fn.Body)
+		program.WalkStmts(fn.Body, func(s program.Stmt) {
+			if loop, ok := s.(*program.For); ok && loop.Index != nil && loop.Index.Name == "emi_j" {
+				split = true
+			}
+		})
 	}
 	return shapePrepared{inner: inner, split: split}, nil
 }

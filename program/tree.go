@@ -363,25 +363,19 @@ func (f *Func) Types() []ir.Type {
 		}
 		add(e.Type())
 	}
-	var stmts func([]Stmt)
-	stmts = func(body []Stmt) {
-		for _, s := range body {
-			switch s := s.(type) {
-			case *Assign:
-				addVar(s.Var)
-				expr(s.Value)
-			case *For:
-				addVar(s.Index)
-				expr(s.Count)
-				stmts(s.Body)
-			case *If:
-				expr(s.Cond)
-				stmts(s.Then)
-				stmts(s.Else)
-			case *Return:
-				for _, v := range s.Values {
-					expr(v)
-				}
+	stmt := func(s Stmt) {
+		switch s := s.(type) {
+		case *Assign:
+			addVar(s.Var)
+			expr(s.Value)
+		case *For:
+			addVar(s.Index)
+			expr(s.Count)
+		case *If:
+			expr(s.Cond)
+		case *Return:
+			for _, v := range s.Values {
+				expr(v)
 			}
 		}
 	}
@@ -391,6 +385,22 @@ func (f *Func) Types() []ir.Type {
 	for _, v := range f.Results {
 		addVar(v)
 	}
-	stmts(f.Body)
+	WalkStmts(f.Body, stmt)
 	return out
+}
+
+// WalkStmts calls fn for every statement of body in source order,
+// descending into loops and branches (pre-order), as ir.Walk does for the
+// lowered form.
+func WalkStmts(body []Stmt, fn func(Stmt)) {
+	for _, s := range body {
+		fn(s)
+		switch s := s.(type) {
+		case *For:
+			WalkStmts(s.Body, fn)
+		case *If:
+			WalkStmts(s.Then, fn)
+			WalkStmts(s.Else, fn)
+		}
+	}
 }
