@@ -60,7 +60,7 @@ func TableWith(description string, opts harness.Options, paths ...string) bool {
 	if err != nil {
 		panic(fmt.Sprintf("rxginkgo: %v", err))
 	}
-	args := []any{AssertCase}
+	args := []any{assertEntry}
 	for _, e := range es {
 		args = append(args, e)
 	}

@@ -17,8 +17,11 @@
 // that needs a C compiler), so --label-filter='!native' runs the entries
 // that need none. The function's source lock is checked in the entry of
 // the first executor that needs no compiler (the fallback's). An entry's
-// location is the function's line in its .rx file; a failure prints the
-// harness's mismatch report or the lock's near-miss text. A file that does
+// location is the function's line in its .rx file; a failure message
+// starts with that file:line and the case's name, then the harness's
+// mismatch report or the lock's near-miss text. (Ginkgo takes a failure's
+// own location from the Go stack, which has no frame in a .rx file: it is
+// the line of rxginkgo that asserts, never reflect's.) A file that does
 // not check becomes one failing entry at its first error's file:line:col,
 // not a panic of the container. Without libtorch the torch entries are
 // skipped with the reason (and fail when RXEQ_REQUIRE_TORCH is set).
@@ -33,6 +36,7 @@ import (
 	"github.com/onsi/ginkgo/v2"
 	"github.com/onsi/ginkgo/v2/types"
 	"github.com/onsi/gomega"
+	gomegatypes "github.com/onsi/gomega/types"
 
 	"github.com/rextio/rxeq/harness"
 	"github.com/rextio/rxeq/program"
@@ -173,7 +177,7 @@ func MustEntries(paths ...string) []ginkgo.TableEntry {
 // none), each asserted with AssertCase. Call it inside a container (or at
 // the top level of a test file, as `var _ = rxginkgo.Table(…)`).
 func Table(description string, paths ...string) bool {
-	args := []any{AssertCase}
+	args := []any{assertEntry}
 	for _, e := range MustEntries(paths...) {
 		args = append(args, e)
 	}
@@ -188,7 +192,9 @@ func Table(description string, paths ...string) bool {
 func AssertCase(c Case) {
 	ginkgo.GinkgoHelper()
 	if c.Err != nil {
-		gomega.Expect(c.Err).NotTo(gomega.HaveOccurred(), "the file does not check")
+		// The error's own text, one file:line:col line per problem, not
+		// gomega's dump of the error value.
+		gomega.Expect(c.Err).To(notFail("the file does not check:\n"))
 		return
 	}
 	if c.Unavailable != "" {
@@ -205,9 +211,49 @@ func AssertCase(c Case) {
 		}
 		ginkgo.AddReportEntry("executor not run: "+u.Executor, u.Reason)
 	}
-	gomega.Expect(res).To(Pass())
+	gomega.Expect(res).To(Pass(), c.where())
 	if why := SkipReason(res); why != "" {
 		ginkgo.Skip(why)
+	}
+}
+
+// assertEntry is the body of the tables rxginkgo declares. Unlike
+// AssertCase it is not a ginkgo helper: ginkgo calls a table body through
+// reflect, and a failure location is always a Go stack frame, so without a
+// frame of its own a failure would be located in reflect/value.go. The
+// failure message starts with the function's file:line in its .rx file,
+// which is also the entry's location.
+func assertEntry(c Case) {
+	AssertCase(c)
+}
+
+// where is the case's position for a failure message: the function's
+// file:line in its .rx file and the case's name.
+func (c Case) where() string {
+	if c.File == nil {
+		return c.String()
+	}
+	if fn := c.File.Func(c.Function); fn != nil {
+		return fmt.Sprintf("%s:%d: %s", fn.Pos.Filename, fn.Pos.Line, c)
+	}
+	return c.String()
+}
+
+// notFail succeeds on a nil error; its failure message is prefix and the
+// error's text.
+func notFail(prefix string) gomegatypes.GomegaMatcher {
+	return &matcher{
+		negated: "expected an error",
+		match: func(actual any) (bool, string, error) {
+			if actual == nil {
+				return true, "", nil
+			}
+			err, ok := actual.(error)
+			if !ok {
+				return false, "", fmt.Errorf("expected an error, got %T", actual)
+			}
+			return err == nil, prefix + err.Error(), nil
+		},
 	}
 }
 

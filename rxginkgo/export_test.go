@@ -1,0 +1,4 @@
+package rxginkgo
+
+// AssertEntry exposes the body of rxginkgo's own tables to the tests.
+var AssertEntry = assertEntry

@@ -1,0 +1,86 @@
+package rxginkgo_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+
+	. "github.com/onsi/ginkgo/v2"
+	"github.com/onsi/ginkgo/v2/types"
+	. "github.com/onsi/gomega"
+
+	"github.com/rextio/rxeq/harness"
+	"github.com/rextio/rxeq/program"
+	"github.com/rextio/rxeq/program/ir"
+	"github.com/rextio/rxeq/rxginkgo"
+	"github.com/rextio/rxeq/tensor"
+)
+
+// failureOf calls body(c) through reflect, as ginkgo calls a table body,
+// and returns the failure message and the location ginkgo would report for
+// it (the first stack frame outside ginkgo helpers).
+func failureOf(body func(rxginkgo.Case), c rxginkgo.Case) (msg string, at types.CodeLocation) {
+	RegisterFailHandler(func(message string, callerSkip ...int) {
+		if msg == "" {
+			skip := 0
+			if len(callerSkip) > 0 {
+				skip = callerSkip[0]
+			}
+			msg, at = message, types.NewCodeLocation(skip+1)
+		}
+	})
+	defer RegisterFailHandler(Fail)
+	reflect.ValueOf(body).Call([]reflect.Value{reflect.ValueOf(c)})
+	return msg, at
+}
+
+var _ = Describe("where a failing entry points", Serial, func() {
+	It("starts the message with the function's .rx line and locates the failure outside reflect", func() {
+		dir := GinkgoT().TempDir()
+		path := filepath.Join(dir, "scorer.rx")
+		src := "//rx:scenario loc\n//rx:batches 2\n//rx:input x normal(0, 1)\npackage p\n\nfunc f(x [B][4]float32) (y [B][4]float32) {\n\ty = Tanh(x)\n\treturn\n}\n"
+		Expect(os.WriteFile(path, []byte(src), 0o644)).To(Succeed())
+		f, err := program.ParseScenario(path, []byte(src))
+		Expect(err).NotTo(HaveOccurred())
+		c := rxginkgo.Case{File: f, Function: "f", Batch: 2, Executor: "off-by-one",
+			Options: harness.Options{Executors: []harness.Executor{offByOne{}}}}
+		msg, at := failureOf(rxginkgo.AssertEntry, c)
+		Expect(msg).To(HavePrefix(path + ":6: loc/f/b2/off-by-one\n"))
+		Expect(msg).To(ContainSubstring("y: "))
+		Expect(at.FileName).NotTo(ContainSubstring("reflect"))
+		Expect(strings.HasSuffix(at.FileName, "rxginkgo/rxginkgo.go")).To(BeTrue(), at.String())
+	})
+
+	It("prints a file that does not check as its errors' text, not a dump of the error value", func() {
+		_, err := program.ParseScenario("bad.rx", []byte("package p\nfunc f(x [B]float64) (y [B]float32) { y = x; return }\n"))
+		Expect(err).To(HaveOccurred())
+		msg, _ := failureOf(rxginkgo.AssertEntry, rxginkgo.Case{Err: err})
+		Expect(msg).To(Equal("the file does not check:\n" + err.Error()))
+		Expect(msg).NotTo(ContainSubstring("program.ErrorList"))
+	})
+})
+
+// offByOne is the fallback interpreter with 1 added to the first element
+// of every float32 output: a broken executor every comparison must catch.
+type offByOne struct{}
+
+func (offByOne) Name() string { return "off-by-one" }
+
+func (offByOne) Prepare(ctx context.Context, f *program.File, p *ir.Program) (harness.Prepared, error) {
+	q, err := harness.FallbackExecutor{}.Prepare(ctx, f, p)
+	return offByOnePrepared{q}, err
+}
+
+type offByOnePrepared struct{ harness.Prepared }
+
+func (o offByOnePrepared) Run(ctx context.Context, fn string, in map[string]*tensor.Tensor) (harness.Outcome, error) {
+	out, err := o.Prepared.Run(ctx, fn, in)
+	for _, t := range out.Outputs {
+		if err == nil && t != nil && len(t.F32) > 0 {
+			t.F32[0]++
+		}
+	}
+	return out, err
+}
