@@ -67,15 +67,55 @@ func (b *lockBody) failure(l program.Lock, detail string, pos, prevLine, mark in
 	default:
 		fmt.Fprintf(&s, "  generated body of %s (>> marks the nearest near-miss, line %d):\n", b.name, mark)
 	}
-	for i, text := range b.lines {
+	show := b.shownLines(b.lineOf(pos), prevLine, mark)
+	for i := 0; i < len(b.lines); i++ {
+		if !show[i] {
+			j := i
+			for j < len(b.lines) && !show[j] {
+				j++
+			}
+			fmt.Fprintf(&s, "          ⋮ (%d lines not shown)\n", j-i)
+			i = j - 1
+			continue
+		}
 		n := b.firstLine + i
 		prefix := "  "
 		if n == mark {
 			prefix = ">>"
 		}
-		fmt.Fprintf(&s, "  %s %4d | %s\n", prefix, n, text)
+		fmt.Fprintf(&s, "  %s %4d | %s\n", prefix, n, b.lines[i])
 	}
 	return strings.TrimRight(s.String(), "\n")
+}
+
+// lockContext is how many lines a failure shows on each side of the lines
+// that matter, as FileCheck's annotated input does.
+const lockContext = 5
+
+// shownLines says, for each line of the body, whether a failure message
+// shows it: the lines within lockContext of the body's first line and of
+// each of lines (the search start, the previous match, the marked line; 0
+// or less: none). A lone hidden line is shown rather than replaced by a
+// marker that takes a line itself.
+func (b *lockBody) shownLines(lines ...int) []bool {
+	show := make([]bool, len(b.lines))
+	for _, l := range append(lines, b.firstLine) {
+		if l <= 0 {
+			continue
+		}
+		for n := l - lockContext; n <= l+lockContext; n++ {
+			if i := n - b.firstLine; i >= 0 && i < len(show) {
+				show[i] = true
+			}
+		}
+	}
+	for i := range show {
+		alone := (i == 0 || show[i-1]) && (i+1 == len(show) || show[i+1])
+		if !show[i] && alone {
+			show[i] = true
+		}
+	}
+	return show
 }
 
 // nearMiss returns the C line of the body closest to check l, preferring

@@ -1,4 +1,18 @@
 package rxginkgo
 
+import (
+	"github.com/rextio/rxeq/harness"
+	"github.com/rextio/rxeq/program"
+)
+
 // AssertEntry exposes the body of rxginkgo's own tables to the tests.
 var AssertEntry = assertEntry
+
+// PlannedCases returns the Case of each entry planEntries makes.
+func PlannedCases(files []*program.File, opts harness.Options) []Case {
+	var out []Case
+	for _, e := range planEntries(files, opts) {
+		out = append(out, e.c)
+	}
+	return out
+}

@@ -84,3 +84,24 @@ func (o offByOnePrepared) Run(ctx context.Context, fn string, in map[string]*ten
 	}
 	return out, err
 }
+
+var _ = Describe("where a lock is checked", func() {
+	It("checks each function's lock in one entry, not once per batch or executor", func() {
+		src := []byte("//rx:scenario once\n//rx:batches 1 2 3\n//rx:input x normal(0, 1)\npackage p\n\n" +
+			"func f(x [B][4]float32) (y [B][4]float32) {\n\t//rx:lock \"no such text\"\n\ty = Tanh(x)\n\treturn\n}\n\n" +
+			"func g(x [B][4]float32) (y [B][4]float32) {\n\ty = Tanh(x)\n\treturn\n}\n")
+		f, err := program.ParseScenario("once.rx", src)
+		Expect(err).NotTo(HaveOccurred())
+		opts := harness.Options{Executors: []harness.Executor{offByOne{}, harness.FallbackExecutor{}}}
+		cases := rxginkgo.PlannedCases([]*program.File{f}, opts)
+		Expect(cases).To(HaveLen(2 * 3 * 2))
+		var checked []string
+		for _, c := range cases {
+			if !c.Options.SkipLocks {
+				checked = append(checked, c.String())
+			}
+		}
+		// The first executor that needs no C compiler, at the first batch.
+		Expect(checked).To(Equal([]string{"once/f/b1/off-by-one", "once/g/b1/off-by-one"}))
+	})
+})

@@ -15,8 +15,9 @@
 // kernels), or the executors of the options given. Its labels say what it
 // runs ("oracle" and the executor's name, and "native" for every executor
 // that needs a C compiler), so --label-filter='!native' runs the entries
-// that need none. The function's source lock is checked in the entry of
-// the first executor that needs no compiler (the fallback's). An entry's
+// that need none. The function's source lock is checked once, in the
+// entry of its first batch and the first executor that needs no compiler
+// (the fallback's). An entry's
 // location is the function's line in its .rx file; a failure message
 // starts with that file:line and the case's name, then the harness's
 // mismatch report or the lock's near-miss text. (Ginkgo takes a failure's
@@ -96,6 +97,24 @@ func Entries(paths ...string) ([]ginkgo.TableEntry, error) {
 // entries makes one entry per (scenario, function, batch, executor) of
 // files, each running with opts and that one executor.
 func entries(files []*program.File, opts harness.Options) []ginkgo.TableEntry {
+	var out []ginkgo.TableEntry
+	for _, e := range planEntries(files, opts) {
+		out = append(out, ginkgo.Entry(e.c.String(), e.labels, e.at, e.c))
+	}
+	return out
+}
+
+// plannedEntry is one table entry before it becomes a ginkgo.TableEntry.
+type plannedEntry struct {
+	c      Case
+	labels ginkgo.Labels
+	at     types.CodeLocation
+}
+
+// planEntries lists the entries of files under opts: per function, batch
+// and executor, with their labels and their location (the function's line
+// in its .rx file).
+func planEntries(files []*program.File, opts harness.Options) []plannedEntry {
 	execs := opts.Executors
 	var unavailable []harness.Unavailable
 	if execs == nil {
@@ -108,7 +127,7 @@ func entries(files []*program.File, opts harness.Options) []ginkgo.TableEntry {
 			break
 		}
 	}
-	var out []ginkgo.TableEntry
+	var out []plannedEntry
 	for _, f := range files {
 		batches := f.Batches
 		if len(batches) == 0 {
@@ -116,22 +135,24 @@ func entries(files []*program.File, opts harness.Options) []ginkgo.TableEntry {
 		}
 		for _, fn := range f.Funcs {
 			at := types.CodeLocation{FileName: fn.Pos.Filename, LineNumber: fn.Pos.Line}
-			for _, b := range batches {
+			for bi, b := range batches {
 				for i, e := range execs {
 					o := opts
 					o.Executors = []harness.Executor{e}
 					o.Unavailable = nil
-					o.SkipLocks = opts.SkipLocks || i != lockAt
+					// The lock is one per function: checked in one entry
+					// only, so a lock that fails is one failure.
+					o.SkipLocks = opts.SkipLocks || i != lockAt || bi != 0
 					c := Case{File: f, Function: fn.Name, Batch: b, Options: o, Executor: e.Name()}
 					labels := ginkgo.Label(harness.PathOracle, e.Name())
 					if needsCompiler(e) {
 						labels = ginkgo.Label(harness.PathOracle, e.Name(), "native")
 					}
-					out = append(out, ginkgo.Entry(c.String(), labels, at, c))
+					out = append(out, plannedEntry{c, labels, at})
 				}
 				for _, u := range unavailable {
 					c := Case{File: f, Function: fn.Name, Batch: b, Executor: u.Executor, Unavailable: u.Reason}
-					out = append(out, ginkgo.Entry(c.String(), ginkgo.Label(harness.PathOracle, u.Executor, "native"), at, c))
+					out = append(out, plannedEntry{c, ginkgo.Label(harness.PathOracle, u.Executor, "native"), at})
 				}
 			}
 		}
