@@ -734,6 +734,7 @@ func (r *runner) locks() []LockCase {
 			if len(fn.Locks) == 0 || !first[fn] {
 				continue
 			}
+			start := time.Now()
 			if !generated {
 				generated = true
 				if r.lowerErrs[fi] != nil {
@@ -748,6 +749,7 @@ func (r *runner) locks() []LockCase {
 			} else {
 				lc.Result = CheckLock(src, native.CFuncName(fn.Name), fn.Locks)
 			}
+			lc.Duration = time.Since(start)
 			out = append(out, lc)
 		}
 	}

@@ -46,6 +46,7 @@ var _ = Describe("The built-in catalog", func() {
 		var locked []string
 		for _, l := range res.Locks {
 			Expect(l.OK()).To(BeTrue(), l.Function+": "+l.Error+l.Result.Message)
+			Expect(l.Duration).To(BeNumerically(">", 0), "a lock's check takes time, and the report says how long")
 			locked = append(locked, l.Scenario+"/"+l.Function)
 		}
 		Expect(locked).To(Equal([]string{

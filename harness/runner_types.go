@@ -275,6 +275,9 @@ type LockCase struct {
 	// fails); Result is zero.
 	Error  string
 	Result LockResult
+	// Duration is the time of the check, and of generating the file's C
+	// for the first lock of each file (generated once per file).
+	Duration time.Duration
 }
 
 // OK reports whether the lock holds.

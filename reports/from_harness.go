@@ -97,7 +97,8 @@ func fromCase(c harness.Case) Case {
 }
 
 func fromLock(l harness.LockCase) Lock {
-	out := Lock{Scenario: l.Scenario, Function: l.Function, CFunc: l.Result.Func, Status: StatusPass, Checks: []LockCheck{}}
+	out := Lock{Scenario: l.Scenario, Function: l.Function, CFunc: l.Result.Func, Status: StatusPass, Checks: []LockCheck{},
+		Duration: l.Duration.Seconds()}
 	if !l.OK() {
 		out.Status = StatusFail
 		out.Message = l.Result.Message
