@@ -12,7 +12,10 @@ import (
 // other (the fallback against the native backend), in float32 ULPs.
 type ULPMetrics struct {
 	Name string
-	OK   bool // comparable, and NaN and Inf agree everywhere (ULPs are reported, not judged)
+	// Against names the executor measured against (Options.ULPBase, by
+	// default the fallback); set by the runner, "" from CompareULP.
+	Against string
+	OK      bool // comparable, and NaN and Inf agree everywhere (ULPs are reported, not judged)
 
 	Problem string // missing or malformed tensors, dtype or shape mismatch
 

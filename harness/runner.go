@@ -476,6 +476,9 @@ func (r *runner) runGroup(ctx context.Context, g *group) {
 			}
 			if ulpBase != nil && run.err == nil && r.execs[ei].Name() != r.ulpBase() {
 				c.ULP = compareULPs(g.fn, ulpBase, run.out.Outputs)
+				for i := range c.ULP {
+					c.ULP[i].Against = r.ulpBase()
+				}
 			}
 		}
 		if refStatus != "" {

@@ -15,6 +15,7 @@ import (
 	"github.com/rextio/rxeq/harness"
 	"github.com/rextio/rxeq/program"
 	"github.com/rextio/rxeq/program/ir"
+	"github.com/rextio/rxeq/reports"
 	"github.com/rextio/rxeq/tensor"
 )
 
@@ -157,6 +158,25 @@ func g(x [B][2]float32, y [K][B]float32, k int64) (z [B][2]float32) {
 		Expect(bad.ULP).To(HaveLen(3))
 		Expect(bad.ULP[1].MaxULP).To(BeNumerically(">", 10000))
 		Expect(bad.ULP[1].MaxULPIndex).To(Equal([]int{2, 1}))
+		Expect(bad.ULP[1].Against).To(Equal("fallback"))
+		for _, o := range reports.FromResult(res, reports.RunInfo{}).Cases[0].Outputs {
+			Expect(o.Against).To(BeElementOf("oracle", "fallback"))
+		}
+
+		// With another ULP base, the reports name it.
+		opts.ULPBase = "wrong"
+		res, err = harness.Run(ctx, []*program.File{tinyFile()}, opts)
+		Expect(err).NotTo(HaveOccurred())
+		var measured []string
+		for _, o := range reports.FromResult(res, reports.RunInfo{}).Cases {
+			for _, out := range o.Outputs {
+				if out.Against != "oracle" {
+					measured = append(measured, o.Executor+" against "+out.Against)
+				}
+			}
+		}
+		Expect(measured).NotTo(BeEmpty())
+		Expect(measured).To(HaveEach("fallback against wrong"))
 	})
 
 	It("fails a case whose executor modifies its inputs, and only that case", func() {

@@ -86,7 +86,11 @@ func fromCase(c harness.Case) Case {
 		out.Outputs = append(out.Outputs, o)
 	}
 	for _, u := range c.ULP {
-		o := Output{Name: u.Name, Against: "fallback", OK: u.OK, Total: u.Total, MaxULP: u.MaxULP,
+		against := u.Against
+		if against == "" {
+			against = harness.PathFallback
+		}
+		o := Output{Name: u.Name, Against: against, OK: u.OK, Total: u.Total, MaxULP: u.MaxULP,
 			MaxAbsIndex: u.MaxULPIndex, Mismatches: u.NaNMismatches + u.InfMismatches + u.Mismatches, Report: firstLine(u.Report)}
 		if u.Problem != "" {
 			o.Report = u.Problem
