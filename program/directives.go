@@ -5,6 +5,7 @@ import (
 	"go/token"
 	"math"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -229,8 +230,12 @@ func (c *checker) toleranceDirective(pos token.Position, fields []string) {
 		}
 	}
 	t.HasAbsRel = haveR || haveA
-	if !c.results[t.Output] && len(c.file.Funcs) > 0 {
+	if len(c.results[t.Output]) == 0 && len(c.file.Funcs) > 0 {
 		c.errorAt(pos, "//rx:tolerance: no function has a result %s", t.Output)
+		return
+	}
+	if rs := c.results[t.Output]; len(rs) > 0 && !slices.ContainsFunc(rs, func(r *Var) bool { return r.Type.DType == ir.Float32 }) {
+		c.errorAt(pos, "//rx:tolerance: result %s is %s and compared exactly: a tolerance applies to float32 results only; remove the directive", t.Output, rs[0].Type.DType)
 		return
 	}
 	c.file.Tolerances = append(c.file.Tolerances, t)

@@ -74,7 +74,7 @@ type checker struct {
 	funcNames map[string]bool
 	funcs     map[string]*Func
 	params    map[string][]*Var
-	results   map[string]bool
+	results   map[string][]*Var
 	// inputNamed holds every parameter an //rx:input names, well-formed
 	// or not, and inputPos where each was first given.
 	inputNamed map[string]bool
@@ -132,13 +132,13 @@ func (c *checker) checkFile(f *ast.File) {
 		seen[fn.Name] = fn
 		c.file.Funcs = append(c.file.Funcs, fn)
 	}
-	c.params, c.results = map[string][]*Var{}, map[string]bool{}
+	c.params, c.results = map[string][]*Var{}, map[string][]*Var{}
 	for _, fn := range c.file.Funcs {
 		for _, p := range fn.Params {
 			c.params[p.Name] = append(c.params[p.Name], p)
 		}
 		for _, r := range fn.Results {
-			c.results[r.Name] = true
+			c.results[r.Name] = append(c.results[r.Name], r)
 		}
 	}
 	c.checkDirectives(f, funcs)
