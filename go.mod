@@ -5,6 +5,7 @@ go 1.26
 require (
 	github.com/onsi/ginkgo/v2 v2.34.0
 	github.com/onsi/gomega v1.44.0
+	github.com/spf13/pflag v1.1.0
 	golang.org/x/sys v0.46.0
 	gonum.org/v1/gonum v0.17.0
 )

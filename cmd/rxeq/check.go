@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"strings"
@@ -12,17 +11,6 @@ import (
 	"github.com/rextio/rxeq/native"
 	"github.com/rextio/rxeq/program"
 )
-
-// newFlagSet returns a flag set that reports errors instead of exiting.
-func newFlagSet(name, args string, stderr io.Writer) *flag.FlagSet {
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: rxeq %s %s\n", name, args)
-		fs.PrintDefaults()
-	}
-	return fs
-}
 
 // parseFile reads (program.ReadFile: regular files of at most 1 MiB) and
 // checks one .rx file. Errors are printed one per line as
@@ -51,7 +39,7 @@ func parseFile(path string, scenario bool, stderr io.Writer) (*program.File, boo
 // cmdCheck parses and checks each file as a scenario, with every static rule
 // `rxeq run` applies, and prints every error; exit 2 if any does not check.
 func cmdCheck(_ context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("check", "FILE...", stderr)
+	fs := newFlagSet("check", "FILE...", stdout, stderr)
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}
@@ -77,7 +65,7 @@ func cmdCheck(_ context.Context, args []string, stdout, stderr io.Writer) int {
 
 // cmdGen prints the generated C of a file, or of one function of it.
 func cmdGen(_ context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("gen", "[--func F] FILE", stderr)
+	fs := newFlagSet("gen", "[--func F] FILE", stdout, stderr)
 	fn := fs.String("func", "", "print only the C function generated for scoring function `F`")
 	if code, ok := parseFlags(fs, args); !ok {
 		return code

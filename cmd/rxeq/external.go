@@ -25,6 +25,9 @@ func (s *executorSpecs) String() string {
 	return strings.Join(parts, " ")
 }
 
+// Type names the value in usage lines.
+func (s *executorSpecs) Type() string { return "NAME=COMMAND" }
+
 // Set parses one NAME=COMMAND.
 func (s *executorSpecs) Set(v string) error {
 	o, err := harness.ParseExternalSpec(v)

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -42,7 +41,7 @@ type fuzzRun struct {
 
 // tolerance registers --rtol and --atol, the tolerance of float outputs
 // without a //rx:tolerance directive.
-func tolerance(fs *flag.FlagSet) *harness.Tolerance {
+func tolerance(fs *flagSet) *harness.Tolerance {
 	t := fuzz.DefaultTolerance()
 	fs.Float64Var(&t.RTol, "rtol", t.RTol, "relative tolerance of float outputs without //rx:tolerance")
 	fs.Float64Var(&t.ATol, "atol", t.ATol, "absolute tolerance of float outputs without //rx:tolerance")
@@ -71,7 +70,7 @@ type fuzzStats struct {
 }
 
 func cmdFuzz(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("fuzz", "[flags]", stderr)
+	fs := newFlagSet("fuzz", "[flags]", stdout, stderr)
 	var r fuzzRun
 	fs.Uint64Var(&r.seed, "seed", 1, "seed of the first program (program i has seed N+i)")
 	fs.IntVar(&r.count, "count", 0, "programs to run (default 100 without --time)")
@@ -523,7 +522,7 @@ func firstLine(s string) string {
 
 // cmdReduce is `rxeq reduce [--executors …] [--write] FILE`.
 func cmdReduce(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("reduce", "[flags] FILE", stderr)
+	fs := newFlagSet("reduce", "[flags] FILE", stdout, stderr)
 	execList := fs.String("executors", "oracle,fallback,native", "comma-separated executors: oracle (the reference) and fallback, native, torch (needs libtorch), --executor names")
 	var external executorSpecs
 	fs.Var(&external, "executor", "define an external executor `NAME=COMMAND` speaking rxeq.executor/v1, to name in --executors (repeatable)")
@@ -602,36 +601,4 @@ func cmdReduce(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		return exitFail // cancelled: the program is the smallest so far
 	}
 	return exitOK
-}
-
-// parseFlags parses a command's flags, which may come before or after its
-// positional arguments (rxeq run f.rx --batch 1). -h and --help print the
-// usage and exit 0; a bad flag prints it and exits 2. ok is false when the
-// command must return code at once.
-func parseFlags(fs *flag.FlagSet, args []string) (code int, ok bool) {
-	err := parseInterspersed(fs, args)
-	switch {
-	case err == nil:
-		return 0, true
-	case errors.Is(err, flag.ErrHelp):
-		return exitOK, false
-	}
-	return exitUsage, false
-}
-
-// parseInterspersed parses flags that may come before or after the
-// positional arguments.
-func parseInterspersed(fs *flag.FlagSet, args []string) error {
-	var pos []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			return err
-		}
-		if fs.NArg() == 0 {
-			break
-		}
-		pos = append(pos, fs.Arg(0))
-		args = fs.Args()[1:]
-	}
-	return fs.Parse(append([]string{"--"}, pos...))
 }

@@ -14,7 +14,7 @@ import (
 
 // cmdList prints one line per scenario function: its batches and locks.
 func cmdList(_ context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("list", "[PATH...]", stderr)
+	fs := newFlagSet("list", "[PATH...]", stdout, stderr)
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}
@@ -43,7 +43,7 @@ func cmdList(_ context.Context, args []string, stdout, stderr io.Writer) int {
 // cmdLock runs the source-lock checks only: generate C, check each
 // function's locks, print every failure. No compiler is needed.
 func cmdLock(_ context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("lock", "[PATH...]", stderr)
+	fs := newFlagSet("lock", "[PATH...]", stdout, stderr)
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}

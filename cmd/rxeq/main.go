@@ -59,30 +59,38 @@ commands:
 Run 'rxeq <command> -h' for a command's flags.
 `
 
+// command is one subcommand: it parses args and returns the exit code.
+type command func(ctx context.Context, args []string, stdout, stderr io.Writer) int
+
+// commands returns the subcommands by name.
+func commands() map[string]command {
+	return map[string]command{
+		"run":      cmdRun,
+		"list":     cmdList,
+		"check":    cmdCheck,
+		"gen":      cmdGen,
+		"lock":     cmdLock,
+		"fuzz":     cmdFuzz,
+		"reduce":   cmdReduce,
+		"selftest": cmdSelftest,
+		"merge":    cmdMerge,
+		// worker is hidden: rxeq starts it itself (run --isolate).
+		isolate.WorkerArg: cmdWorker,
+	}
+}
+
 // runMain dispatches a subcommand and returns the exit code.
 func runMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
 		fmt.Fprint(stderr, usage)
 		return exitUsage
 	}
-	cmds := map[string]func(context.Context, []string, io.Writer, io.Writer) int{
-		"run":   cmdRun,
-		"list":  cmdList,
-		"check": cmdCheck,
-		"gen":   cmdGen,
-		"lock":  cmdLock,
-		"fuzz":  cmdFuzz, "reduce": cmdReduce,
-		"selftest": cmdSelftest,
-		"merge":    cmdMerge,
-		// worker is hidden: rxeq starts it itself (run --isolate).
-		isolate.WorkerArg: cmdWorker,
-	}
 	switch args[0] {
 	case "-h", "-help", "--help", "help":
 		fmt.Fprint(stdout, usage)
 		return exitOK
 	}
-	cmd, ok := cmds[args[0]]
+	cmd, ok := commands()[args[0]]
 	if !ok {
 		fmt.Fprintf(stderr, "rxeq: unknown command %q\n\n%s", args[0], usage)
 		return exitUsage

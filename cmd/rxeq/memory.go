@@ -1,7 +1,6 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"strings"
 
@@ -23,6 +22,9 @@ func (m *memoryFlag) String() string {
 	}
 	return harness.FormatBytes(uint64(*m))
 }
+
+// Type names the value in usage lines.
+func (m *memoryFlag) Type() string { return "size" }
 
 func (m *memoryFlag) Set(s string) error {
 	if strings.EqualFold(strings.TrimSpace(s), "off") {
@@ -47,7 +49,7 @@ func (m *memoryFlag) resolve() int64 {
 }
 
 // maxMemory registers --max-memory on fs.
-func maxMemory(fs *flag.FlagSet) *memoryFlag {
+func maxMemory(fs *flagSet) *memoryFlag {
 	m := new(memoryFlag)
 	fs.Var(m, "max-memory", fmt.Sprintf("memory budget of the cases, like 4GiB or 512MiB, or off; a case needing more is not run "+
 		"(default: half the available memory, %s here)", harness.FormatBytes(uint64(harness.DefaultMaxMemory()))))

@@ -18,12 +18,12 @@ var _ = Describe("the memory budget and the batch limit", Label("e2e"), func() {
 		for _, bad := range []string{"lots", "4 gigs", "-1GiB", "0", ""} {
 			code, _, errOut := rxeq("run", "--max-memory", bad, "testdata/badlock.rx")
 			Expect(code).To(Equal(2), bad)
-			Expect(errOut).To(ContainSubstring(`invalid value "`+bad+`" for flag -max-memory`), bad)
+			Expect(errOut).To(ContainSubstring(`invalid argument "`+bad+`" for "--max-memory" flag`), bad)
 		}
 		for _, cmd := range []string{"fuzz", "reduce"} {
 			code, _, errOut := rxeq(cmd, "--max-memory", "lots", "testdata/badlock.rx")
 			Expect(code).To(Equal(2), cmd)
-			Expect(errOut).To(ContainSubstring(`invalid value "lots" for flag -max-memory`), cmd)
+			Expect(errOut).To(ContainSubstring(`invalid argument "lots" for "--max-memory" flag`), cmd)
 		}
 		for _, good := range []string{"4GiB", "512MiB", "off", "2GB"} {
 			code, out, errOut := rxeq("run", "--backend", "oracle,fallback", "--max-memory", good, "testdata/badlock.rx")

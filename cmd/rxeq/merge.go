@@ -12,7 +12,7 @@ import (
 // cmdMerge joins the JSON reports of the shards of one run into one JSON
 // and one JUnit report whose counts are the unsharded run's.
 func cmdMerge(_ context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("merge", "[--json FILE] [--junit FILE] REPORT.json...", stderr)
+	fs := newFlagSet("merge", "[--json FILE] [--junit FILE] REPORT.json...", stdout, stderr)
 	jsonOut := fs.String("json", "", "write the merged JSON report to `FILE`")
 	junitOut := fs.String("junit", "", "write the merged JUnit XML report to `FILE`")
 	if code, ok := parseFlags(fs, args); !ok {

@@ -51,16 +51,6 @@ var _ = Describe("rxeq for a newcomer", Label("e2e"), func() {
 })
 
 var _ = Describe("flags", Label("e2e"), func() {
-	It("exits 0 on --help for every command, 2 on a bad flag", func() {
-		for _, c := range []string{"run", "list", "check", "gen", "lock", "fuzz", "reduce", "selftest", "merge"} {
-			code, _, errOut := rxeq(c, "--help")
-			Expect(code).To(Equal(0), c)
-			Expect(errOut).To(ContainSubstring("usage: rxeq "+c), c)
-			code, _, _ = rxeq(c, "--no-such-flag")
-			Expect(code).To(Equal(2), c)
-		}
-	})
-
 	It("takes flags after the positional arguments", func() {
 		code, out, _ := rxeq("run", "../../scenarios/reference.rx", "--batch", "1", "--backend", "oracle,fallback")
 		Expect(code).To(Equal(0))

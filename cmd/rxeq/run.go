@@ -44,7 +44,7 @@ type runFlags struct {
 }
 
 func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("run", "[flags] [PATH...]", stderr)
+	fs := newFlagSet("run", "[flags] [PATH...]", stdout, stderr)
 	var rf runFlags
 	fs.StringVar(&rf.json, "json", "", "write the JSON report (rxeq.report/v1) to `FILE`")
 	fs.StringVar(&rf.junit, "junit", "", "write the JUnit XML report to `FILE`")

@@ -15,7 +15,7 @@ import (
 // cmdSelftest runs the catalog (or the given files) through deliberately
 // wrong executors and fails unless the comparison reports every one.
 func cmdSelftest(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("selftest", "[flags] [PATH...]", stderr)
+	fs := newFlagSet("selftest", "[flags] [PATH...]", stdout, stderr)
 	batches := fs.String("batch", "", "comma-separated batch sizes replacing each scenario's //rx:batches")
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
