@@ -78,17 +78,10 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 
-	term := isTerminal(stderr)
+	width, tty := terminalWidth(stderr)
+	prog := newProgress(stderr, tty, width)
+	opts.Progress = prog.group
 	var mu sync.Mutex
-	opts.Progress = func(done, total int, cases []harness.Case) {
-		if term {
-			fmt.Fprintf(stderr, "\r\033[K[%d/%d] %s/%s b%d", done, total, cases[0].Scenario, cases[0].Function, cases[0].Batch)
-			return
-		}
-		for _, c := range cases {
-			fmt.Fprintf(stderr, "%-5s %s (%s)\n", strings.ToUpper(string(c.Status)), c.Name(), ms(c.Timing.Total()))
-		}
-	}
 	var groups []harness.GroupTensors
 	if rf.dump != "" {
 		opts.Tensors = func(g harness.GroupTensors) {
@@ -98,9 +91,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	res, err := harness.Run(ctx, files, opts)
-	if term {
-		fmt.Fprint(stderr, "\r\033[K")
-	}
+	prog.finish()
 	if err != nil {
 		if errors.Is(err, harness.ErrOptions) {
 			fmt.Fprintf(stderr, "rxeq run: %v\n", err)
@@ -113,6 +104,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	printTable(stdout, res)
 	printFailures(stdout, res)
+	printSummary(stdout, res)
 	if werr := writeReports(res, rf, opts, groups); werr != nil {
 		fmt.Fprintf(stderr, "rxeq run: %v\n", werr)
 		return exitFail
@@ -232,22 +224,23 @@ func splitList(s string) []string {
 	return out
 }
 
-func ms(d time.Duration) string { return fmt.Sprintf("%.1fms", float64(d.Microseconds())/1000) }
-
-// isTerminal reports whether w is a character device (a terminal).
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
+// ms formats a duration for the table: milliseconds with one decimal
+// below a second ("76.9ms"), seconds with two above ("2.41s").
+func ms(d time.Duration) string {
+	if d >= time.Second {
+		return fmt.Sprintf("%.2fs", d.Seconds())
 	}
-	info, err := f.Stat()
-	return err == nil && info.Mode()&os.ModeCharDevice != 0
+	return fmt.Sprintf("%.1fms", float64(d.Microseconds())/1000)
 }
 
-// printTable prints one row per case and per lock, then the totals.
+// printTable prints one row per case and per lock. PREP is the
+// executor's preparation of the scenario's program (for native and torch,
+// generating and compiling the C), charged to the first case of each
+// scenario and executor ("-" on the others); TIME is the rest of the
+// case: input generation, execution and comparison.
 func printTable(w io.Writer, res *harness.Result) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "SCENARIO\tFUNCTION\tBATCH\tEXECUTOR\tPATH\tSTATUS\tMAX ABS\tMAX ULP\tTIME")
+	fmt.Fprintln(tw, "SCENARIO\tFUNCTION\tBATCH\tEXECUTOR\tPATH\tSTATUS\tMAX ABS\tMAX ULP\tPREP\tTIME")
 	for _, c := range res.Cases {
 		maxAbs, maxULP := 0.0, uint64(0)
 		for _, o := range c.Outputs {
@@ -256,24 +249,34 @@ func printTable(w io.Writer, res *harness.Result) {
 		for _, u := range c.ULP {
 			maxULP = max(maxULP, u.MaxULP)
 		}
-		abs, ulp := "-", "-"
+		abs, ulp, prep := "-", "-", "-"
 		if len(c.Outputs) > 0 {
 			abs = strconv.FormatFloat(maxAbs, 'e', 1, 64)
 		}
 		if len(c.ULP) > 0 {
 			ulp = strconv.FormatUint(maxULP, 10)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\n", c.Scenario, c.Function, c.Batch, c.Executor, c.Path,
-			strings.ToUpper(string(c.Status)), abs, ulp, ms(c.Timing.Total()))
+		if c.Timing.Prepare > 0 {
+			prep = ms(c.Timing.Prepare)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", c.Scenario, c.Function, c.Batch, c.Executor, c.Path,
+			strings.ToUpper(string(c.Status)), abs, ulp, prep, ms(c.Timing.Total()-c.Timing.Prepare))
 	}
 	for _, l := range res.Locks {
 		status := "PASS"
 		if !l.OK() {
 			status = "FAIL"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t-\tlock\t%s\t%s\t-\t-\t-\n", l.Scenario, l.Function, l.Result.Func, status)
+		fmt.Fprintf(tw, "%s\t%s\t-\tlock\t%s\t%s\t-\t-\t-\t-\n", l.Scenario, l.Function, l.Result.Func, status)
 	}
 	_ = tw.Flush()
+}
+
+// printSummary prints the counts, the preparation time of each executor,
+// the executors that could not run and, last, the closing line CI
+// systems read: `N passed, N failed` (and `, N skipped`), cases and locks
+// together, an error or a lock that does not hold counted as a failure.
+func printSummary(w io.Writer, res *harness.Result) {
 	pass, fail, errored := res.Counts()
 	locksOK := 0
 	for _, l := range res.Locks {
@@ -286,16 +289,63 @@ func printTable(w io.Writer, res *harness.Result) {
 		skipped = fmt.Sprintf(", %d skipped", n)
 	}
 	fmt.Fprintf(w, "\n%d passed, %d failed, %d errors%s; locks %d/%d held; %s\n", pass, fail, errored, skipped, locksOK, len(res.Locks), res.Wall.Round(time.Millisecond))
+	if prep := prepareTimes(res); prep != "" {
+		fmt.Fprintf(w, "prepare: %s\n", prep)
+	}
 	for _, u := range res.Unavailable {
 		fmt.Fprintf(w, "%s: not run on this machine: %s\n", u.Executor, u.Reason)
 	}
-	// The closing line CI systems read: cases and locks together, an error
-	// or a lock that does not hold counted as a failure.
 	closing := fmt.Sprintf("%d passed, %d failed", pass+locksOK, fail+errored+len(res.Locks)-locksOK)
 	if n := res.Skipped(); n > 0 {
 		closing += fmt.Sprintf(", %d skipped", n)
 	}
 	fmt.Fprintln(w, closing)
+}
+
+// prepareTimes says how long each executor took to prepare the programs,
+// in the order the executors first appear, and for native builds how many
+// came from the build cache: "oracle 0.1ms, native 2.41s (3 programs, 1
+// cached)". It is the PREP column summed per executor.
+func prepareTimes(res *harness.Result) string {
+	type sum struct {
+		d                time.Duration
+		programs, cached int
+		built            bool
+	}
+	var order []string
+	sums := map[string]*sum{}
+	for _, p := range res.Preparations {
+		s := sums[p.Executor]
+		if s == nil {
+			s = &sum{}
+			sums[p.Executor] = s
+			order = append(order, p.Executor)
+		}
+		s.d += p.Duration
+		s.programs++
+		if p.Compiler != "" {
+			s.built = true
+			if p.Cached {
+				s.cached++
+			}
+		}
+	}
+	parts := make([]string, len(order))
+	for i, e := range order {
+		s := sums[e]
+		parts[i] = e + " " + ms(s.d)
+		var notes []string
+		if s.programs > 1 {
+			notes = append(notes, fmt.Sprintf("%d programs", s.programs))
+		}
+		if s.built {
+			notes = append(notes, fmt.Sprintf("%d cached", s.cached))
+		}
+		if len(notes) > 0 {
+			parts[i] += " (" + strings.Join(notes, ", ") + ")"
+		}
+	}
+	return strings.Join(parts, ", ")
 }
 
 // checkOutputs makes sure the report files and the dump directory can be
