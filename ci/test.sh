@@ -2,21 +2,25 @@
 # The README's test command: installs what the tests need on a fresh Debian
 # machine (a C and a C++ compiler, libtorch-dev, xmllint, staticcheck), then
 # runs lint and every ginkgo suite, native and torch ones included, under
-# plain `go test`.
+# plain `go test`. Its last line says what passed and how long it took,
+# or which step failed (ci/steps.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source ci/steps.sh
+ci_begin ci/test.sh
 
+ci_step "setup"
 source ci/setup.sh
 # setup.sh installed libtorch-dev: a spec that needs it fails, not skips.
 export RXEQ_REQUIRE_TORCH=1
 
 STATICCHECK_VERSION=v0.8.2
 if ! staticcheck -version 2>/dev/null | grep -q "${STATICCHECK_VERSION#v}"; then
-  echo "== installing staticcheck ${STATICCHECK_VERSION}"
+  ci_step "install staticcheck ${STATICCHECK_VERSION}"
   go install "honnef.co/go/tools/cmd/staticcheck@${STATICCHECK_VERSION}"
 fi
 
-echo "== go mod tidy (go.mod and go.sum must not change)"
+ci_step "go mod tidy (go.mod and go.sum must not change)"
 cp go.mod /tmp/rxeq-go.mod.$$ && cp go.sum /tmp/rxeq-go.sum.$$
 go mod tidy
 if ! cmp -s go.mod /tmp/rxeq-go.mod.$$ || ! cmp -s go.sum /tmp/rxeq-go.sum.$$; then
@@ -25,26 +29,34 @@ if ! cmp -s go.mod /tmp/rxeq-go.mod.$$ || ! cmp -s go.sum /tmp/rxeq-go.sum.$$; t
 fi
 rm -f /tmp/rxeq-go.mod.$$ /tmp/rxeq-go.sum.$$
 
-echo "== gofmt -l"
+ci_step "gofmt -l"
 unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))
 if [ -n "$unformatted" ]; then
   echo "gofmt would change:"; echo "$unformatted"; exit 1
 fi
-echo "== go vet ./..."
+ci_step "go vet ./..."
 go vet ./...
-echo "== staticcheck ./..."
+ci_step "staticcheck ./..."
 staticcheck ./...
-echo "== go test ./..."
-go test -count=1 ./...
-echo "== short fuzz runs (the committed corpora were replayed by go test above)"
+ci_step "go test ./..."
+log=$(mktemp)
+go test -count=1 ./... 2>&1 | tee "$log"
+ci_note "$(grep -c '^ok' "$log") packages"
+rm -f "$log"
+# The committed corpora were replayed by go test above.
+ci_step "fuzz FuzzParse 20s"
 go test ./program -run '^$' -fuzz FuzzParse -fuzztime 20s
+ci_step "fuzz FuzzCompare 20s"
 go test ./harness -run '^$' -fuzz FuzzCompare -fuzztime 20s
 # Random programs, oracle vs fallback, driven by Go's fuzzer.
+ci_step "fuzz FuzzDifferential 30s"
 go test ./fuzz -run '^$' -fuzz FuzzDifferential -fuzztime 30s
 # Random programs through all four executors, native and torch code in
 # workers. Fixed seeds, so a finding here reproduces with the command it
 # prints.
+ci_step "rxeq fuzz --seed 1 --count 30, four executors"
 out=$(mktemp -d)
 go run ./cmd/rxeq fuzz --seed 1 --count 30 --executors oracle,fallback,native,torch --out "$out/findings" \
   || { cat "$out"/findings/*.reduced.rx 2>/dev/null; exit 1; }
 rm -rf "$out"
+ci_end
