@@ -20,7 +20,8 @@ if ! staticcheck -version 2>/dev/null | grep -q "${STATICCHECK_VERSION#v}"; then
   go install "honnef.co/go/tools/cmd/staticcheck@${STATICCHECK_VERSION}"
 fi
 
-ci_step "go mod tidy (go.mod and go.sum must not change)"
+# go.mod and go.sum must not change.
+ci_step "go mod tidy"
 cp go.mod /tmp/rxeq-go.mod.$$ && cp go.sum /tmp/rxeq-go.sum.$$
 go mod tidy
 if ! cmp -s go.mod /tmp/rxeq-go.mod.$$ || ! cmp -s go.sum /tmp/rxeq-go.sum.$$; then
