@@ -98,6 +98,10 @@ type OutputMetrics struct {
 	// ULPMismatches counts the mismatches that were within RTol and ATol
 	// but beyond the tolerance's ULP bound (Tolerance.UseULP).
 	ULPMismatches int
+	// NonFiniteMismatches counts the mismatches where a NaN or an infinity
+	// meets anything but itself: their difference is not finite, so they
+	// are not part of MaxAbsDiff or MaxRelDiff.
+	NonFiniteMismatches int
 
 	MaxAbsDiff    float64
 	MaxAbsIndex   []int   // nil when no element had two finite values
@@ -172,10 +176,12 @@ func CompareToOracle(name string, want, got *tensor.Tensor, tol Tolerance) Outpu
 		switch {
 		case math.IsNaN(w) || math.IsNaN(g):
 			if math.IsNaN(w) != math.IsNaN(g) {
+				m.NonFiniteMismatches++
 				c.addMismatch(want.Shape, i, w, g, false, math.Inf(1))
 			}
 		case math.IsInf(w, 0) || math.IsInf(g, 0):
 			if w != g {
+				m.NonFiniteMismatches++
 				c.addMismatch(want.Shape, i, w, g, false, math.Inf(1))
 			}
 		default:

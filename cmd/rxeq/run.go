@@ -242,15 +242,21 @@ func printTable(w io.Writer, res *harness.Result) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "SCENARIO\tFUNCTION\tBATCH\tEXECUTOR\tPATH\tSTATUS\tMAX ABS\tMAX ULP\tPREP\tTIME")
 	for _, c := range res.Cases {
-		maxAbs, maxULP := 0.0, uint64(0)
+		maxAbs, maxULP, nonFinite := 0.0, uint64(0), false
 		for _, o := range c.Outputs {
 			maxAbs = max(maxAbs, o.MaxAbsDiff)
+			nonFinite = nonFinite || o.NonFiniteMismatches > 0
 		}
 		for _, u := range c.ULP {
 			maxULP = max(maxULP, u.MaxULP)
 		}
 		abs, ulp, prep := "-", "-", "-"
-		if len(c.Outputs) > 0 {
+		switch {
+		case nonFinite:
+			// A NaN or an infinity against anything else: the greatest
+			// difference is not a number, whatever the finite ones are.
+			abs = "NaN/Inf"
+		case len(c.Outputs) > 0:
 			abs = strconv.FormatFloat(maxAbs, 'e', 1, 64)
 		}
 		if len(c.ULP) > 0 {
@@ -267,7 +273,7 @@ func printTable(w io.Writer, res *harness.Result) {
 		if !l.OK() {
 			status = "FAIL"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t-\tlock\t%s\t%s\t-\t-\t-\t-\n", l.Scenario, l.Function, l.Result.Func, status)
+		fmt.Fprintf(tw, "%s\t%s\t-\tlock\t%s\t%s\t-\t-\t-\t%s\n", l.Scenario, l.Function, l.Result.Func, status, ms(l.Duration))
 	}
 	_ = tw.Flush()
 }

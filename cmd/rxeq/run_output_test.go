@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/rextio/rxeq/harness"
 	"github.com/rextio/rxeq/reports"
+	"github.com/rextio/rxeq/tensor"
 )
 
 // rowRE matches the table row of case c, up to its STATUS column, and
@@ -106,6 +108,22 @@ var _ = Describe("the run table", func() {
 		printTable(&b, res)
 		Expect(b.String()).To(MatchRegexp(`(?m)^s\s+f\s+1\s+native\s+native\s+PASS\s+-\s+-\s+2\.50s\s+3\.0ms$`))
 		Expect(b.String()).To(MatchRegexp(`(?m)^s\s+f\s+16\s+native\s+native\s+PASS\s+-\s+-\s+-\s+4\.2ms$`))
+	})
+
+	It("shows NaN/Inf as the greatest difference of a case where a NaN or an infinity disagrees, and a lock's time", func() {
+		inf := &harness.Result{
+			Cases: []harness.Case{{Scenario: "s", Function: "f", Batch: 1, Executor: "native", Path: "native", Status: harness.StatusFail,
+				Outputs: []harness.OutputMetrics{
+					harness.CompareToOracle("y", &tensor.Tensor{DType: tensor.Float64, Shape: []int{2}, F64: []float64{1, math.Inf(1)}},
+						&tensor.Tensor{DType: tensor.Float32, Shape: []int{2}, F32: []float32{1, 3}}, harness.DefaultTolerance()),
+				}}},
+			Locks: []harness.LockCase{{Scenario: "s", Function: "f", Result: harness.LockResult{OK: true, Func: "rx_fn_f"}, Duration: 1500 * time.Microsecond}},
+		}
+		Expect(inf.Cases[0].Outputs[0].MaxAbsDiff).To(BeZero(), "the finite elements agree")
+		var b bytes.Buffer
+		printTable(&b, inf)
+		Expect(b.String()).To(MatchRegexp(`(?m)^s\s+f\s+1\s+native\s+native\s+FAIL\s+NaN/Inf\s+`))
+		Expect(b.String()).To(MatchRegexp(`(?m)^s\s+f\s+-\s+lock\s+rx_fn_f\s+PASS\s+-\s+-\s+-\s+1\.5ms$`))
 	})
 
 	It("sums the preparations per executor and ends with the closing line", func() {
