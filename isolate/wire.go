@@ -173,6 +173,7 @@ var kinds = []struct {
 	{"native.Internal", native.ErrInternal},
 	{"native.Kernel", native.ErrKernel},
 	{"native.NoTorch", native.ErrNoTorch},
+	{"native.Unavailable", native.ErrUnavailable},
 	{"isolate.Worker", ErrWorker},
 }
 

@@ -1,3 +1,5 @@
+//go:build cgo
+
 package native
 
 /*
@@ -62,10 +64,4 @@ func (l *library) close() error {
 		return fmt.Errorf("%w: dlclose %s failed", ErrLoad, l.path)
 	}
 	return nil
-}
-
-// status mirrors rx_status for the Go side.
-type status struct {
-	code, a, b, c, d int64
-	counters         Counters
 }

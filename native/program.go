@@ -217,6 +217,9 @@ func Compile(ctx context.Context, p *ir.Program, opts Options) (*Program, error)
 }
 
 func (p *Program) load(ctx context.Context, src []byte, opts Options) error {
+	if err := Available(); err != nil {
+		return err // no compiler runs for code that could not be loaded
+	}
 	dir, err := cacheDir(opts.CacheDir)
 	if err != nil {
 		return err

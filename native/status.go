@@ -1,0 +1,8 @@
+package native
+
+// status mirrors rx_status for the Go side: a call's status code, its
+// operands and the call's counters.
+type status struct {
+	code, a, b, c, d int64
+	counters         Counters
+}
