@@ -19,12 +19,16 @@ import (
 // delete the entry when the bug is fixed and the spec runs.
 var knownBugs = map[string]string{}
 
-// allExecutors are the fallback and, where a C compiler is installed, the
-// native backend building into a private cache, and torch where libtorch
-// is installed too (building into the user's cache, so that its runtime is
-// compiled once).
+// allExecutors are the fallback and, where a C compiler is installed and
+// rxeq is built with cgo, the native backend building into a private
+// cache, and torch where libtorch is installed too (building into the
+// user's cache, so that its runtime is compiled once).
 func allExecutors() []harness.Executor {
 	all := []harness.Executor{harness.FallbackExecutor{}}
+	if err := harness.NativeAvailable(); err != nil {
+		GinkgoWriter.Println("native not checked: " + err.Error())
+		return all
+	}
 	if _, err := exec.LookPath("cc"); err == nil {
 		all = append(all, harness.NativeExecutor{Options: native.Options{CacheDir: GinkgoT().TempDir()}})
 		if err := harness.TorchAvailable(); err == nil {

@@ -45,10 +45,15 @@ func (t TorchExecutor) Prepare(ctx context.Context, _ *program.File, p *ir.Progr
 	return nativePrepared{p: prog}, nil
 }
 
-// TorchAvailable reports whether libtorch is installed: nil, or why not
-// (an error wrapping native.ErrNoTorch that names the Debian package
-// libtorch-dev).
+// TorchAvailable reports whether the torch executor can run here: nil, or
+// why not: an error wrapping native.ErrUnavailable when rxeq was built
+// without cgo (see NativeAvailable), else one wrapping native.ErrNoTorch
+// that names the Debian package libtorch-dev when libtorch is not
+// installed.
 func TorchAvailable() error {
+	if err := NativeAvailable(); err != nil {
+		return err
+	}
 	_, err := runtime.FindTorch()
 	return err
 }
@@ -64,8 +69,14 @@ type Unavailable struct {
 // and the torch executor (with torchThreads intra-op threads) when libtorch
 // is installed. When it is not, torch is left out and named in the second
 // result with the reason, so that callers can say so: never a silent pass.
+// When rxeq was built without cgo, native and torch are both left out and
+// named, with NativeAvailable's reason.
 func DefaultExecutorSet(mode native.Mode, torchThreads int) ([]Executor, []Unavailable) {
 	execs := DefaultExecutors(mode)
+	if err := NativeAvailable(); err != nil {
+		execs, unavailable := LeaveOutNative(execs, nil)
+		return execs, append(unavailable, Unavailable{Executor: PathTorch, Reason: err.Error()})
+	}
 	if err := TorchAvailable(); err != nil {
 		return execs, []Unavailable{{Executor: PathTorch, Reason: err.Error()}}
 	}

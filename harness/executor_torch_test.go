@@ -158,7 +158,11 @@ var _ = Describe("An unavailable executor", func() {
 		for _, e := range execs {
 			names = append(names, e.Name())
 		}
-		if err := harness.TorchAvailable(); err != nil {
+		if err := harness.NativeAvailable(); err != nil {
+			// Built without cgo: see nocgo_test.go.
+			Expect(names).To(Equal([]string{"fallback"}))
+			Expect(un).To(HaveLen(2))
+		} else if err := harness.TorchAvailable(); err != nil {
 			Expect(names).To(Equal([]string{"fallback", "native"}))
 			Expect(un).To(HaveLen(1))
 			Expect(un[0].Reason).To(ContainSubstring("libtorch-dev"))

@@ -1,0 +1,99 @@
+//go:build !cgo
+
+package harness_test
+
+import (
+	"context"
+	"errors"
+	"slices"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/rextio/rxeq/harness"
+	"github.com/rextio/rxeq/native"
+	"github.com/rextio/rxeq/scenarios"
+)
+
+// In a build without cgo (CGO_ENABLED=0 go test) the specs labelled
+// native, which compile and call C, are skipped with the reason.
+var _ = BeforeEach(func() {
+	if err := native.Available(); err != nil && slices.Contains(CurrentSpecReport().Labels(), "native") {
+		Skip(err.Error())
+	}
+})
+
+var _ = Describe("a build without cgo", func() {
+	ctx := context.Background()
+	reason := native.ErrUnavailable.Error()
+	both := []harness.Unavailable{{Executor: "native", Reason: reason}, {Executor: "torch", Reason: reason}}
+
+	It("cannot run native code, and says how to rebuild", func() {
+		Expect(harness.NativeAvailable()).To(MatchError(native.ErrUnavailable))
+		Expect(harness.TorchAvailable()).To(MatchError(native.ErrUnavailable))
+	})
+
+	It("leaves native and torch out of the default set, naming both with the reason", func() {
+		execs, un := harness.DefaultExecutorSet(native.Forced, 1)
+		Expect(execs).To(Equal([]harness.Executor{harness.FallbackExecutor{}}))
+		Expect(un).To(Equal(both))
+	})
+
+	It("drops the executors named native and torch from a list, and only those", func() {
+		execs, un := harness.LeaveOutNative(
+			[]harness.Executor{harness.FallbackExecutor{}, harness.NativeExecutor{}, harness.TorchExecutor{}},
+			[]harness.Unavailable{{Executor: "torch", Reason: "libtorch not found"}, {Executor: "np", Reason: "no numpy"}})
+		Expect(execs).To(Equal([]harness.Executor{harness.FallbackExecutor{}}))
+		Expect(un).To(Equal([]harness.Unavailable{{Executor: "torch", Reason: reason}, {Executor: "np", Reason: "no numpy"}, {Executor: "native", Reason: reason}}))
+
+		execs, un = harness.LeaveOutNative([]harness.Executor{harness.NativeExecutor{}}, nil)
+		Expect(execs).To(BeEmpty())
+		Expect(un).To(Equal(both[:1]), "torch is named only when it was in the list")
+	})
+
+	It("runs the catalog on the oracle and the fallback, checks every lock and reports native and torch as not run", func() {
+		files, err := scenarios.Catalog()
+		Expect(err).NotTo(HaveOccurred())
+		res, err := harness.Run(ctx, files, harness.Options{})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(res.OK()).To(BeTrue())
+		Expect(res.Unavailable).To(Equal(both))
+		execs := map[string]int{}
+		for _, c := range res.Cases {
+			execs[c.Executor]++
+		}
+		Expect(execs).To(HaveLen(2))
+		Expect(execs["oracle"]).To(Equal(execs["fallback"]))
+		Expect(res.Locks).To(HaveLen(4), "locks check the generated C, which needs no cgo")
+		for _, l := range res.Locks {
+			Expect(l.OK()).To(BeTrue(), l.Function)
+		}
+	})
+
+	It("fails a run that asks for native or torch by name, with the reason", func() {
+		files, err := scenarios.Catalog()
+		Expect(err).NotTo(HaveOccurred())
+		for _, b := range []string{"native", "torch"} {
+			_, err := harness.Run(ctx, files, harness.Options{Backends: []string{"oracle", b}})
+			Expect(errors.Is(err, harness.ErrOptions)).To(BeTrue(), "%s: %v", b, err)
+			Expect(err.Error()).To(ContainSubstring("backend " + b + " is unavailable: " + reason))
+		}
+	})
+
+	It("fails the cases of a native executor passed explicitly, with ErrUnavailable", func() {
+		files, err := scenarios.Catalog()
+		Expect(err).NotTo(HaveOccurred())
+		res, err := harness.Run(ctx, files[:1], harness.Options{Executors: []harness.Executor{harness.NativeExecutor{}}, Batches: []int{1}, SkipLocks: true})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(res.OK()).To(BeFalse())
+		n := 0
+		for _, c := range res.Cases {
+			if c.Executor == "native" {
+				n++
+				Expect(c.Status).To(Equal(harness.StatusError))
+				Expect(c.Error).To(ContainSubstring(reason))
+			}
+		}
+		Expect(n).To(BeNumerically(">", 0))
+	})
+})
