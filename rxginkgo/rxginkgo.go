@@ -65,9 +65,10 @@ type Case struct {
 	// Err is set for the entry of a file that does not check (or cannot
 	// be read): AssertCase fails with it.
 	Err error
-	// Unavailable is set for the entry of a default executor that cannot
-	// run here (torch without libtorch): AssertCase skips with it, or
-	// fails when RXEQ_REQUIRE_TORCH is set.
+	// Unavailable is set for the entry of an executor that cannot run
+	// here (torch without libtorch; native and torch in a build without
+	// cgo): AssertCase skips with it, or fails when RXEQ_REQUIRE_TORCH is
+	// set.
 	Unavailable string
 }
 
@@ -89,7 +90,9 @@ func (c Case) String() string {
 // built-in catalog when paths is empty. Entries whose function has
 // //rx:lock lines also check the lock. Labels: "native" on every entry (the
 // default executors include the native backend), and "torch" too when
-// libtorch is installed (the default executors then include torch).
+// libtorch is installed (the default executors then include torch). In a
+// build without cgo the native and torch entries are skipped with the
+// reason (harness.NativeAvailable), never passed or failed.
 func Entries(paths ...string) ([]ginkgo.TableEntry, error) {
 	return EntriesWith(harness.Options{}, paths...)
 }
@@ -119,6 +122,8 @@ func planEntries(files []*program.File, opts harness.Options) []plannedEntry {
 	var unavailable []harness.Unavailable
 	if execs == nil {
 		execs, unavailable = harness.DefaultExecutorSet(opts.NativeMode, opts.TorchThreads)
+	} else {
+		execs, unavailable = harness.LeaveOutNative(execs, nil) // built without cgo
 	}
 	lockAt := 0
 	for i, e := range execs {

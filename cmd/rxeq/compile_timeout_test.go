@@ -14,7 +14,7 @@ import (
 )
 
 var _ = Describe("rxeq run --compile-timeout", Label("e2e"), func() {
-	It("fails the native cases of a compiler that hangs, in time, and the run goes on", func() {
+	It("fails the native cases of a compiler that hangs, in time, and the run goes on", Label("native"), func() {
 		dir := GinkgoT().TempDir()
 		cc := filepath.Join(dir, "hang-cc")
 		Expect(os.WriteFile(cc, []byte("#!/bin/sh\n[ \"$1\" = --version ] && { echo hang-cc 1.0; exit 0; }\nexec sleep 300\n"), 0o700)).To(Succeed())
@@ -37,7 +37,7 @@ var _ = Describe("rxeq run --compile-timeout", Label("e2e"), func() {
 // handling (see TestMain).
 const asRxeq = "as-rxeq"
 
-var _ = Describe("rxeq run under SIGTERM", Label("e2e"), func() {
+var _ = Describe("rxeq run under SIGTERM", Label("e2e", "native"), func() {
 	It("kills the compiler it is waiting for and exits", func() {
 		dir := GinkgoT().TempDir()
 		pidFile := filepath.Join(dir, "cc.pid")

@@ -232,6 +232,10 @@ func buildChecker(list string, ns nativeSetup) (*fuzz.Checker, error) {
 		case harness.PathFallback:
 			c.Executors = append(c.Executors, harness.FallbackExecutor{})
 		case harness.PathNative, harness.PathTorch:
+			if err := harness.NativeAvailable(); err != nil {
+				closeExecutors(c.Executors)
+				return nil, fmt.Errorf("executor %s: %w", name, err)
+			}
 			opts := native.Options{CacheDir: ns.cacheDir, ProgramCC: ns.programCC, RuntimeCacheDir: ns.rtCache}
 			if name == harness.PathTorch {
 				if err := harness.TorchAvailable(); err != nil {

@@ -126,7 +126,7 @@ var _ = Describe("rxeq", Label("e2e"), func() {
 		Expect(filepath.Join(dump, "reference-scoring/score_linear/b16/outputs/native/probs.npy")).To(BeAnExistingFile())
 	})
 
-	Describe("without libtorch", func() {
+	Describe("without libtorch", Label("native"), func() {
 		BeforeEach(func() {
 			// A libtorch prefix with nothing in it: the torch runtime is
 			// unavailable, whatever this machine has installed.

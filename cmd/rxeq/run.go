@@ -211,6 +211,11 @@ func (rf runFlags) options() (harness.Options, error) {
 			opts.CaseTimeout = rf.timeout + isolateGrace
 		}
 	}
+	if opts.Executors != nil {
+		// Built without cgo, native and torch (workers of this binary
+		// included) are reported as not run, as the default set does.
+		opts.Executors, opts.Unavailable = harness.LeaveOutNative(opts.Executors, opts.Unavailable)
+	}
 	return opts, nil
 }
 
