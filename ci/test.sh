@@ -39,6 +39,14 @@ ci_step "go vet ./..."
 go vet ./...
 ci_step "staticcheck ./..."
 staticcheck ./...
+# rxeq built without cgo runs no native or torch code and says so. The
+# e2e spec of cmd/rxeq that builds such a binary and runs it on the
+# catalog runs in go test ./... below. RXEQ_REQUIRE_TORCH is about a
+# missing libtorch; such a build cannot run torch whatever is installed.
+ci_step "CGO_ENABLED=0 go vet ./..."
+CGO_ENABLED=0 go vet ./...
+ci_step "CGO_ENABLED=0 go test (native harness isolate rxginkgo)"
+env -u RXEQ_REQUIRE_TORCH CGO_ENABLED=0 go test -count=1 ./native ./harness ./isolate ./rxginkgo
 ci_step "go test ./..."
 log=$(mktemp)
 go test -count=1 ./... 2>&1 | tee "$log"
