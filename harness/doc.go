@@ -17,7 +17,8 @@
 // cgo, package native) and TorchExecutor (the same C over libtorch's ATen
 // kernels); DefaultExecutorSet returns the fallback, native and, when
 // libtorch is installed, torch ones, and names torch as Unavailable when
-// it is not. External executors (NewExternalExecutor) run any program
+// it is not (and native and torch in a build without cgo, see
+// NativeAvailable). External executors (NewExternalExecutor) run any program
 // that speaks the rxeq.executor/v1 protocol (docs/executor-protocol.md). A Run must not modify its inputs, must be safe for concurrent use,
 // and should return runtime errors of the program as *ir.RuntimeError
 // values with the shared texts, so that they compare equal to the oracle's.

@@ -65,7 +65,9 @@ func (n nativePrepared) Info() native.BuildInfo { return n.p.Info() }
 
 // DefaultExecutors returns the executors compared against the oracle by
 // default: the fallback interpreter and the native backend in the given
-// mode (native.Forced for the harness).
+// mode (native.Forced for the harness). It includes native in every
+// build; DefaultExecutorSet, or LeaveOutNative on this list, leaves it out
+// of a build without cgo and says why.
 func DefaultExecutors(mode native.Mode) []Executor {
 	return []Executor{FallbackExecutor{}, NativeExecutor{Options: native.Options{Mode: mode}}}
 }

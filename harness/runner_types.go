@@ -133,7 +133,9 @@ type Options struct {
 	// Backends, when not empty, keeps only the cases of the executors with
 	// these names ("oracle", "fallback", "native", "torch"). An unknown
 	// name is an error, and so is "torch" when libtorch is missing (the
-	// message names the Debian package libtorch-dev). The reference runs either way.
+	// message names the Debian package libtorch-dev), and "native" or
+	// "torch" in a build without cgo (NativeAvailable). The reference runs
+	// either way.
 	Backends []string
 	// Batches, when not empty, replaces every scenario's //rx:batches.
 	Batches []int
@@ -309,7 +311,8 @@ type Result struct {
 	Shard        Shard
 	Wall         time.Duration
 	// Unavailable lists default executors that could not run on this
-	// machine (torch without libtorch), with the reason.
+	// machine (torch without libtorch; native and torch in a build
+	// without cgo), with the reason.
 	Unavailable []Unavailable
 }
 
