@@ -76,4 +76,21 @@ var _ = Describe("external executors on the command line", func() {
 		Expect(string(x)).To(MatchRegexp(`<testcase name="score_mlp/b1/partial" classname="reference-scoring" time="[0-9.]+">\s*<skipped message="function not served: partial does not serve score_mlp`))
 		Expect(string(x)).To(ContainSubstring(`skipped="2"`))
 	})
+
+	It("keeps the built-in executors, torch among them, beside an --executor", Label("e2e", "native"), func() {
+		pythonWith("numpy")
+		adapter, _ := filepath.Abs("../../python/rxeq_executor.py")
+		module, _ := filepath.Abs("../../harness/testdata/python/partial.py")
+		code, out, errOut := rxeq("run", "--batch", "1", "--executor", "partial=/usr/bin/python3 "+adapter+" "+module,
+			"../../scenarios/reference.rx")
+		Expect(code).To(Equal(0), out+errOut)
+		for _, e := range []string{"fallback", "native", "partial"} {
+			Expect(out).To(MatchRegexp(`reference-scoring\s+score_linear\s+1\s+`+e+`\s+`+e+`\s+PASS`), e)
+		}
+		if err := harness.TorchAvailable(); err != nil {
+			Expect(out).To(ContainSubstring("torch: not run on this machine: "))
+		} else {
+			Expect(out).To(MatchRegexp(`reference-scoring\s+score_linear\s+1\s+torch\s+torch\s+PASS`))
+		}
+	})
 })

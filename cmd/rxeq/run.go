@@ -204,7 +204,9 @@ func (rf runFlags) options() (harness.Options, error) {
 			return opts, err
 		}
 		if opts.Executors == nil {
-			opts.Executors = harness.DefaultExecutors(mode)
+			// The built-in executors as without --executor: torch among
+			// them when libtorch is installed, or reported as not run.
+			opts.Executors, opts.Unavailable = harness.DefaultExecutorSet(mode, rf.torchThreads)
 		}
 		opts.Executors = append(opts.Executors, ext...)
 		if rf.timeout > 0 {
