@@ -16,8 +16,8 @@
 // and "-Inf"; ReadJSON reads it back and refuses any other schema
 // (ErrSchema). WriteJUnit writes one <testsuite> per scenario and one
 // <testcase> per case and per lock, valid against the Jenkins xUnit schema
-// in testdata/junit-10.xsd. WriteNPY and ReadNPY read and write one tensor
-// in NumPy's .npy format (C order, little-endian float32, float64 or
-// int64); WriteDump writes a directory of them with a manifest.json
-// (DumpSchema, "rxeq.dump/v1").
+// in testdata/junit-10.xsd. WriteDump writes each group's tensors as NumPy
+// .npy files (package tensor/npy: C order, little-endian float32, float64
+// or int64) in a directory with a manifest.json (DumpSchema,
+// "rxeq.dump/v1").
 package reports

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/rextio/rxeq/tensor"
+	"github.com/rextio/rxeq/tensor/npy"
 )
 
 // DumpSchema is the version tag of the dump manifest.
@@ -49,7 +50,7 @@ type ManifestArray struct {
 }
 
 // WriteDump writes each case's inputs and each executor's outputs under
-// dir as .npy files (see WriteNPY), with a manifest.json listing every
+// dir as .npy files (see npy.Write), with a manifest.json listing every
 // file's case, executor, name, path, dtype and shape:
 //
 //	dir/manifest.json
@@ -110,10 +111,10 @@ func WriteDump(dir string, cases []DumpCase) error {
 
 func dumpArray(dir, rel, executor, name string, t *tensor.Tensor) (ManifestArray, error) {
 	var buf bytes.Buffer
-	if err := WriteNPY(&buf, t); err != nil {
+	if err := npy.Write(&buf, t); err != nil {
 		return ManifestArray{}, err
 	}
-	descr, _ := npyDescr(t.DType)
+	descr, _ := npy.Descr(t.DType)
 	path := filepath.Join(dir, filepath.FromSlash(rel))
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return ManifestArray{}, err

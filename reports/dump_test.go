@@ -10,6 +10,7 @@ import (
 
 	"github.com/rextio/rxeq/reports"
 	"github.com/rextio/rxeq/tensor"
+	"github.com/rextio/rxeq/tensor/npy"
 )
 
 var _ = Describe("WriteDump", func() {
@@ -65,10 +66,7 @@ var _ = Describe("WriteDump", func() {
 		Expect(man.Cases[2].Inputs[0].Path).To(Equal("__/odd_name/inputs/a_b.npy"))
 
 		// Every listed file reads back as the tensor it came from.
-		f, err := os.Open(filepath.Join(dir, "reference/score_linear/b2/outputs/oracle/probs.npy"))
-		Expect(err).NotTo(HaveOccurred())
-		defer f.Close()
-		back, err := reports.ReadNPY(f)
+		back, err := npy.ReadFile(filepath.Join(dir, "reference/score_linear/b2/outputs/oracle/probs.npy"))
 		Expect(err).NotTo(HaveOccurred())
 		Expect(back).To(Equal(probsO))
 		for _, mc := range man.Cases {
