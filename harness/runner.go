@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
+	"os"
 	"runtime"
 	"slices"
 	"strings"
@@ -21,7 +23,8 @@ import (
 // Run runs the matrix: every scenario × function × batch × executor.
 //
 // For each group (scenario, function, batch) the inputs are generated once
-// (GenerateInputs) and every executor gets its own copy of the same bytes.
+// (GenerateInputs), or read from Options.Inputs, and every executor gets
+// its own copy of the same bytes.
 // The reference (the oracle) runs first; every other executor's full
 // outputs are then compared with it (CompareToOracle with the output's
 // tolerance, CompareClasses with the near-tie rule for int64 results that
@@ -66,6 +69,7 @@ func Run(ctx context.Context, files []*program.File, opts Options) (*Result, err
 	r.closeAll()
 	res.Cases = r.flatten()
 	res.Preparations = r.preparations()
+	res.Replays = r.replays()
 	if !opts.SkipLocks {
 		res.Locks = r.locks()
 	}
@@ -94,14 +98,16 @@ type runner struct {
 	memory      *memoryBudget
 	progress    sync.Mutex
 	done        int
+	lockOwned   map[*program.Func]bool // functions whose first group is in this shard
 }
 
 type group struct {
-	file  int
-	fn    *program.Func
-	batch int
-	cases []Case // filled by runGroup
-	gen   time.Duration
+	file   int
+	fn     *program.Func
+	batch  int
+	replay *replaySet // the inputs read from Options.Inputs; nil: all generated
+	cases  []Case     // filled by runGroup
+	gen    time.Duration
 }
 
 type prep struct {
@@ -179,7 +185,17 @@ func newRunner(files []*program.File, opts Options) (*runner, error) {
 	if opts.Tolerance != nil {
 		r.tol = *opts.Tolerance
 	}
+	if opts.Inputs != "" {
+		if len(opts.Batches) > 0 {
+			return nil, fmt.Errorf("%w: Batches and Inputs cannot be combined: with Inputs the batch comes from the input files", ErrOptions)
+		}
+		if st, err := os.Stat(opts.Inputs); err != nil || !st.IsDir() {
+			return nil, inputErr(err, "%s: not a directory of .npy files", opts.Inputs)
+		}
+	}
 	n := 0
+	found := false
+	r.lockOwned = map[*program.Func]bool{}
 	for fi, f := range files {
 		if f == nil {
 			return nil, fmt.Errorf("%w: scenario %d is nil", ErrOptions, fi)
@@ -189,15 +205,88 @@ func newRunner(files []*program.File, opts Options) (*runner, error) {
 		r.lowerErrs = append(r.lowerErrs, err)
 		r.prepared = append(r.prepared, make([]*prep, len(r.execs)))
 		for _, fn := range f.Funcs {
-			for _, b := range r.batches(f) {
+			var sets []*replaySet
+			if opts.Inputs != "" {
+				if sets, err = loadReplays(opts.Inputs, f, fn, opts.Dims); err != nil {
+					return nil, err
+				}
+			}
+			var gs []group
+			for _, s := range sets {
+				found = true
+				if s.batch > 0 {
+					gs = append(gs, group{file: fi, fn: fn, batch: s.batch, replay: s})
+					continue
+				}
+				for _, b := range r.batches(f) {
+					gs = append(gs, group{file: fi, fn: fn, batch: b, replay: s})
+				}
+			}
+			if len(sets) == 0 {
+				for _, b := range r.batches(f) {
+					gs = append(gs, group{file: fi, fn: fn, batch: b})
+				}
+			}
+			r.lockOwned[fn] = opts.Shard.has(n)
+			for _, g := range gs {
 				if opts.Shard.has(n) {
-					r.groups = append(r.groups, group{file: fi, fn: fn, batch: b})
+					r.groups = append(r.groups, g)
 				}
 				n++
 			}
 		}
 	}
+	if opts.Inputs != "" && !found {
+		return nil, inputErr(nil, "%s: no .npy file for any parameter of the functions run; the files are looked up as %s",
+			opts.Inputs, strings.Join(InputSearchPaths(opts.Inputs, "SCENARIO", "FUNCTION", "bN", "PARAM"), ", then "))
+	}
 	return r, nil
+}
+
+// replays lists where each group's inputs came from (Options.Inputs).
+func (r *runner) replays() []Replay {
+	if r.opts.Inputs == "" {
+		return nil
+	}
+	var out []Replay
+	for _, g := range r.groups {
+		rp := Replay{Scenario: ScenarioName(r.files[g.file]), Function: g.fn.Name, Batch: g.batch, Files: map[string]string{}}
+		if g.replay == nil {
+			for _, p := range g.fn.Params {
+				rp.Generated = append(rp.Generated, p.Name)
+			}
+		} else {
+			maps.Copy(rp.Files, g.replay.files)
+			rp.Generated = slices.Clone(g.replay.generated)
+		}
+		out = append(out, rp)
+	}
+	return out
+}
+
+// dims returns the symbolic dimensions of group g: Options.Dims, and those
+// its input files bind.
+func (r *runner) dims(g *group) map[string]int {
+	if g.replay == nil {
+		return r.opts.Dims
+	}
+	return g.replay.dims
+}
+
+// inputs reads or generates the inputs of group g, and says which file
+// each read input came from.
+func (r *runner) inputs(g *group) (map[string]*tensor.Tensor, map[string]string, error) {
+	f := r.files[g.file]
+	if g.replay == nil {
+		in, err := GenerateInputs(f, g.fn, g.batch, r.seed(f), r.opts.Dims)
+		return in, nil, err
+	}
+	in, err := generateInputs(f, g.fn, g.batch, r.seed(f), g.replay.dims, g.replay.tensors)
+	if err != nil {
+		return nil, nil, err
+	}
+	maps.Copy(in, g.replay.tensors)
+	return in, g.replay.files, nil
 }
 
 func (r *runner) names() []string {
@@ -375,7 +464,7 @@ func (r *runner) runGroup(ctx context.Context, g *group) {
 	}
 	defer r.memory.release(need)
 	t0 := time.Now()
-	inputs, err := GenerateInputs(f, g.fn, g.batch, r.seed(f), r.opts.Dims)
+	inputs, sources, err := r.inputs(g)
 	g.gen = time.Since(t0)
 	if err != nil {
 		for i := range cases {
@@ -402,6 +491,9 @@ func (r *runner) runGroup(ctx context.Context, g *group) {
 		run := r.exec(WithCase(ctx, name), p, g.fn.Name, in)
 		runs[ei] = &run
 		runDigests, mutated := checkDigests(before, in, run.finished)
+		for i := range runDigests {
+			runDigests[i].Source = sources[runDigests[i].Name]
+		}
 		for i := range cases {
 			if idx[i] == ei {
 				cases[i].Inputs = runDigests
@@ -525,7 +617,7 @@ func (r *runner) reserve(ctx context.Context, g *group) (uint64, error) {
 	if p := r.progs[g.file]; p != nil {
 		lowered = p.Func(g.fn.Name)
 	}
-	est := EstimateMemory(g.fn, lowered, g.batch, r.opts.Dims, execs)
+	est := EstimateMemory(g.fn, lowered, g.batch, r.dims(g), execs)
 	if err := CheckMemory(est, int64(min(r.memory.limit, math.MaxInt64))); err != nil {
 		return 0, err
 	}
@@ -719,16 +811,7 @@ func (r *runner) preparations() []Preparation {
 // first group is in this run.
 func (r *runner) locks() []LockCase {
 	var out []LockCase
-	first := map[*program.Func]bool{}
-	n := 0
-	for _, f := range r.files {
-		for _, fn := range f.Funcs {
-			if r.opts.Shard.has(n) {
-				first[fn] = true
-			}
-			n += len(r.batches(f))
-		}
-	}
+	first := r.lockOwned
 	for fi, f := range r.files {
 		var src []byte
 		var genErr error

@@ -57,10 +57,18 @@ func InputSeedName(scenario, fn string, batch int, param string) string {
 // `rxeq check` and `rxeq run`; here they guard library callers, whose files
 // come from program.Parse and may bind more symbols through Options.Dims.
 func GenerateInputs(f *program.File, fn *program.Func, batch int, seed uint64, dims map[string]int) (map[string]*tensor.Tensor, error) {
+	return generateInputs(f, fn, batch, seed, dims, nil)
+}
+
+// generateInputs is GenerateInputs for the parameters not in skip.
+func generateInputs(f *program.File, fn *program.Func, batch int, seed uint64, dims map[string]int, skip map[string]*tensor.Tensor) (map[string]*tensor.Tensor, error) {
 	scenario := ScenarioName(f)
 	batchSym := BatchSymbol(fn)
 	out := make(map[string]*tensor.Tensor, len(fn.Params))
 	for _, p := range fn.Params {
+		if _, ok := skip[p.Name]; ok {
+			continue
+		}
 		d, ok := f.Input(p.Name)
 		if !ok {
 			return nil, fmt.Errorf("%w: %s: parameter %s has no //rx:input directive (like //rx:input %s normal(0, 1))", ErrScenario, fn.Name, p.Name, p.Name)

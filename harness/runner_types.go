@@ -144,6 +144,30 @@ type Options struct {
 	// Dims binds symbolic dimensions other than the batch symbol, by name
 	// (see GenerateInputs). Unbound ones make the case an error.
 	Dims map[string]int
+	// Inputs, when not "", is a directory of .npy files that replace the
+	// generated inputs, so that a production batch (or a --dump of an
+	// earlier run) can be replayed. For each parameter of each function,
+	// the first file of InputSearchPaths that exists is read: a dump's
+	// DIR/SCENARIO/FUNCTION/bN/inputs/PARAM.npy (one group per bN), then
+	// DIR/SCENARIO/FUNCTION/PARAM.npy, DIR/FUNCTION/PARAM.npy and
+	// DIR/PARAM.npy. A float32 parameter needs a C-order little-endian
+	// float32 array ('<f4') of its declared rank whose fixed dimensions
+	// match; an int64 scalar needs an '<i8' array of shape (). The batch
+	// size, and every other symbolic dimension, comes from the data: all
+	// files of a group must agree (and agree with the bN of a dump
+	// directory and with Dims). NaN and infinities in the data are kept
+	// and compared as in any other run.
+	//
+	// A parameter without a file is generated from its //rx:input, at the
+	// batch the other files give, and Result.Replays says so; a function
+	// without any file runs on generated inputs at its usual batches. All
+	// files are read and checked before any case runs: a missing
+	// directory, no file for any function, a file that cannot be read, is
+	// corrupt or truncated, Fortran order, big-endian, the wrong dtype or
+	// a shape that disagrees is an error wrapping ErrInputs and
+	// ErrOptions that names the file and says how to fix it. Inputs and
+	// Batches cannot be combined.
+	Inputs string
 	// Shard selects part of the cases; the zero value selects all.
 	Shard Shard
 	// Parallel bounds how many case groups run at once; default
@@ -227,6 +251,9 @@ type InputDigest struct {
 	Name   string
 	Before string // hex
 	After  string // hex; "" when the run did not finish
+	// Source is the .npy file the input was read from (Options.Inputs),
+	// or "" when it was generated.
+	Source string
 }
 
 // Case is the result of one executor on one (scenario, function, batch).
@@ -314,6 +341,10 @@ type Result struct {
 	// machine (torch without libtorch; native and torch in a build
 	// without cgo), with the reason.
 	Unavailable []Unavailable
+	// Replays, when Options.Inputs is set, says for every group in matrix
+	// order which inputs were read from which file and which were
+	// generated.
+	Replays []Replay
 }
 
 // OK reports whether every case passed (or was skipped) and every lock

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/rextio/rxeq/harness"
 	"github.com/rextio/rxeq/tensor"
 	"github.com/rextio/rxeq/tensor/npy"
 )
@@ -135,21 +136,6 @@ func safePath(name string) string {
 	return strings.Join(parts, "/")
 }
 
-// safeName maps a name to [A-Za-z0-9._-]+, never "", "." or "..".
-func safeName(s string) string {
-	b := []byte(s)
-	for i, c := range b {
-		if !(c == '.' || c == '-' || isIdentByte(c)) {
-			b[i] = '_'
-		}
-	}
-	out := string(b)
-	if out == "" || out == "." || out == ".." {
-		out = strings.Repeat("_", max(1, len(out)))
-	}
-	return out
-}
-
-func isIdentByte(c byte) bool {
-	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
-}
+// safeName is harness.SafeName: the inputs of a dump directory are found
+// by the same rule when it is replayed (harness.Options.Inputs).
+func safeName(s string) string { return harness.SafeName(s) }

@@ -1,0 +1,315 @@
+package harness
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"maps"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/rextio/rxeq/program"
+	"github.com/rextio/rxeq/program/ir"
+	"github.com/rextio/rxeq/tensor"
+	"github.com/rextio/rxeq/tensor/npy"
+)
+
+// ErrInputs is the kind of every error about a file under Options.Inputs:
+// missing, unreadable, corrupt or truncated, Fortran order, big-endian
+// data, the wrong dtype or a shape that disagrees with the declared one.
+// Such an error also wraps ErrOptions: Run returns it before any case
+// runs, so nothing is lost, and `rxeq run` exits 2.
+var ErrInputs = errors.New("bad input file")
+
+// inputError is an ErrInputs error; it wraps ErrOptions and the cause.
+type inputError struct {
+	msg   string
+	cause error
+}
+
+func (e *inputError) Error() string { return e.msg }
+
+func (e *inputError) Unwrap() []error {
+	if e.cause != nil {
+		return []error{ErrInputs, ErrOptions, e.cause}
+	}
+	return []error{ErrInputs, ErrOptions}
+}
+
+func inputErr(cause error, format string, args ...any) error {
+	return &inputError{msg: "inputs: " + fmt.Sprintf(format, args...), cause: cause}
+}
+
+// SafeName maps a scenario, function, parameter or executor name to the
+// file name it has in a dump or inputs directory: every character outside
+// [A-Za-z0-9._-] becomes '_', and "", "." and ".." become underscores.
+func SafeName(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if !(c == '.' || c == '-' || c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
+			b[i] = '_'
+		}
+	}
+	out := string(b)
+	if out == "" || out == "." || out == ".." {
+		out = strings.Repeat("_", max(1, len(out)))
+	}
+	return out
+}
+
+// InputSearchPaths returns, in order, the files Run looks at for the input
+// param of function fn of scenario under Options.Inputs dir (names made
+// file-name safe with SafeName):
+//
+//	DIR/SCENARIO/FUNCTION/bN/inputs/PARAM.npy   (a --dump directory, one group per bN)
+//	DIR/SCENARIO/FUNCTION/PARAM.npy
+//	DIR/FUNCTION/PARAM.npy
+//	DIR/PARAM.npy
+//
+// batchDir is "bN" for the first line and "" to leave it out. The first
+// file that exists is read.
+func InputSearchPaths(dir, scenario, fn, batchDir, param string) []string {
+	s, f, p := SafeName(scenario), SafeName(fn), SafeName(param)+".npy"
+	var out []string
+	if batchDir != "" {
+		out = append(out, filepath.Join(dir, s, f, batchDir, "inputs", p))
+	}
+	return append(out, filepath.Join(dir, s, f, p), filepath.Join(dir, f, p), filepath.Join(dir, p))
+}
+
+// Replay says where the inputs of one group came from when Options.Inputs
+// is set: the .npy file of each parameter that has one, and the parameters
+// generated from their //rx:input because no file was found.
+type Replay struct {
+	Scenario  string
+	Function  string
+	Batch     int
+	Files     map[string]string // parameter -> the .npy file it was read from
+	Generated []string          // parameters without a file, in declaration order
+}
+
+// String prints the replay on one line, e.g.
+// "inputs of s/f/b16: x from in/f/x.npy; generated from //rx:input: b".
+func (r Replay) String() string {
+	var parts []string
+	for _, p := range slices.Sorted(maps.Keys(r.Files)) {
+		parts = append(parts, p+" from "+r.Files[p])
+	}
+	s := fmt.Sprintf("inputs of %s/%s/b%d: ", r.Scenario, r.Function, r.Batch)
+	if len(parts) == 0 {
+		s += "no file"
+	} else {
+		s += strings.Join(parts, ", ")
+	}
+	if len(r.Generated) > 0 {
+		s += "; generated from //rx:input: " + strings.Join(r.Generated, ", ")
+	}
+	return s
+}
+
+// replaySet is the data of one group read from Options.Inputs.
+type replaySet struct {
+	batch     int // 0: no file fixes the batch; run at the scenario's batches
+	dims      map[string]int
+	tensors   map[string]*tensor.Tensor
+	files     map[string]string
+	generated []string
+}
+
+var batchDirRE = regexp.MustCompile(`^b([0-9]+)$`)
+
+// loadReplays reads the input files of fn (see InputSearchPaths): one set
+// per bN/inputs directory of a dump, or else one set; none when no
+// parameter has a file. dims are Options.Dims.
+func loadReplays(dir string, f *program.File, fn *program.Func, dims map[string]int) ([]*replaySet, error) {
+	scenario := ScenarioName(f)
+	base := filepath.Join(dir, SafeName(scenario), SafeName(fn.Name))
+	entries, err := os.ReadDir(base)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, inputErr(err, "%s: %v", base, err)
+	}
+	type batchDir struct {
+		name string
+		n    int
+	}
+	var dumps []batchDir
+	for _, e := range entries {
+		m := batchDirRE.FindStringSubmatch(e.Name())
+		if m == nil || !e.IsDir() {
+			continue
+		}
+		if st, err := os.Stat(filepath.Join(base, e.Name(), "inputs")); err != nil || !st.IsDir() {
+			continue
+		}
+		n, err := strconv.Atoi(m[1])
+		if err != nil || n < 1 {
+			return nil, inputErr(nil, "%s: a batch directory needs a positive batch size, like b16", filepath.Join(base, e.Name()))
+		}
+		dumps = append(dumps, batchDir{e.Name(), n})
+	}
+	slices.SortFunc(dumps, func(a, b batchDir) int { return a.n - b.n })
+	if len(dumps) == 0 {
+		s, err := loadReplay(dir, scenario, fn, "", 0, dims)
+		if err != nil || s == nil {
+			return nil, err
+		}
+		return []*replaySet{s}, nil
+	}
+	var out []*replaySet
+	for _, d := range dumps {
+		s, err := loadReplay(dir, scenario, fn, d.name, d.n, dims)
+		if err != nil {
+			return nil, err
+		}
+		if s != nil {
+			out = append(out, s)
+		}
+	}
+	return out, nil
+}
+
+// loadReplay reads the files of one group; nil when no parameter has one.
+// batch, when not 0, is the bN of the directory and binds the batch symbol.
+func loadReplay(dir, scenario string, fn *program.Func, batchDir string, batch int, dims map[string]int) (*replaySet, error) {
+	batchSym := BatchSymbol(fn)
+	s := &replaySet{dims: map[string]int{}, tensors: map[string]*tensor.Tensor{}, files: map[string]string{}}
+	boundBy := map[string]string{}
+	for sym, v := range dims {
+		s.dims[sym], boundBy[sym] = v, "Options.Dims"
+	}
+	if batch > 0 && batchSym != "" {
+		s.dims[batchSym], boundBy[batchSym] = batch, "the directory "+batchDir
+	}
+	for _, p := range fn.Params {
+		path, err := findInput(InputSearchPaths(dir, scenario, fn.Name, batchDir, p.Name))
+		if err != nil {
+			return nil, err
+		}
+		if path == "" {
+			s.generated = append(s.generated, p.Name)
+			continue
+		}
+		t, err := readInput(path, fn, p)
+		if err != nil {
+			return nil, err
+		}
+		if err := bindShape(path, fn, p, t, batchSym, s.dims, boundBy); err != nil {
+			return nil, err
+		}
+		s.tensors[p.Name], s.files[p.Name] = t, path
+	}
+	if len(s.files) == 0 {
+		return nil, nil
+	}
+	s.batch = batch
+	if v, ok := s.dims[batchSym]; ok && batchSym != "" {
+		s.batch = v
+	}
+	for _, p := range fn.Params {
+		if _, ok := s.files[p.Name]; ok {
+			continue
+		}
+		for _, d := range p.Type.Shape {
+			if d.IsSym() && d.Sym != batchSym {
+				if _, ok := s.dims[d.Sym]; !ok {
+					return nil, inputErr(nil, "%s: parameter %s has no file (looked for %s) and its dimension %s is bound by no other file; add %s.npy",
+						fn.Name, p.Name, strings.Join(InputSearchPaths(dir, scenario, fn.Name, batchDir, p.Name), ", "), d.Sym, p.Name)
+				}
+			}
+		}
+	}
+	return s, nil
+}
+
+// findInput returns the first of paths that exists ("" when none does).
+func findInput(paths []string) (string, error) {
+	for _, path := range paths {
+		st, err := os.Stat(path)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			continue
+		case err != nil:
+			return "", inputErr(err, "%s: %v", path, err)
+		case st.IsDir():
+			return "", inputErr(nil, "%s is a directory; an input is one .npy file", path)
+		}
+		return path, nil
+	}
+	return "", nil
+}
+
+// readInput reads one input file and checks its dtype against the
+// parameter's.
+func readInput(path string, fn *program.Func, p *program.Var) (*tensor.Tensor, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, inputErr(err, "%s: %v", path, err)
+	}
+	defer f.Close()
+	t, err := npy.Read(f)
+	if err != nil {
+		fix := "write it again with np.save(path, a)"
+		if errors.Is(err, npy.ErrUnsupported) {
+			fix = "convert it as said"
+		}
+		return nil, inputErr(err, "%s (parameter %s of %s): %v; %s", path, p.Name, fn.Name, err, fix)
+	}
+	switch {
+	case p.Type.DType == ir.Int64 && (t.DType != tensor.Int64 || t.Rank() != 0):
+		return nil, inputErr(nil, "%s: parameter %s of %s is an int64 scalar, the file holds %s %s; save it with np.save(path, np.int64(v))",
+			path, p.Name, fn.Name, t.DType, shapeString(t.Shape))
+	case p.Type.DType == ir.Float32 && t.DType != tensor.Float32:
+		return nil, inputErr(nil, "%s: parameter %s of %s is float32, the file holds %s; convert it with np.save(path, a.astype(np.float32))",
+			path, p.Name, fn.Name, t.DType)
+	}
+	return t, nil
+}
+
+// bindShape checks the shape of t against the declared shape of p: the
+// rank, every fixed dimension, and every symbolic one against the value
+// already bound (by another file, the bN directory or Options.Dims), which
+// it binds otherwise.
+func bindShape(path string, fn *program.Func, p *program.Var, t *tensor.Tensor, batchSym string, dims map[string]int, boundBy map[string]string) error {
+	if t.Rank() != p.Type.Rank() {
+		return inputErr(nil, "%s: parameter %s of %s is declared %s (rank %d), the file has shape %s (rank %d)",
+			path, p.Name, fn.Name, p.Type, p.Type.Rank(), shapeString(t.Shape), t.Rank())
+	}
+	for i, d := range p.Type.Shape {
+		got := t.Shape[i]
+		switch {
+		case !d.IsSym():
+			if got != int(d.Size) {
+				return inputErr(nil, "%s: parameter %s of %s is declared %s, the file has shape %s: dimension %d is %d, not %d",
+					path, p.Name, fn.Name, p.Type, shapeString(t.Shape), i, got, d.Size)
+			}
+		case d.Sym == batchSym && got < 1:
+			return inputErr(nil, "%s: parameter %s of %s: the batch dimension %s is %d; a batch needs at least one row",
+				path, p.Name, fn.Name, d.Sym, got)
+		default:
+			if v, ok := dims[d.Sym]; ok && v != got {
+				return inputErr(nil, "%s: parameter %s of %s has shape %s: dimension %d (%s) is %d, but %s has %s = %d; all of a group's files must agree",
+					path, p.Name, fn.Name, shapeString(t.Shape), i, d.Sym, got, boundBy[d.Sym], d.Sym, v)
+			}
+			if _, ok := dims[d.Sym]; !ok {
+				dims[d.Sym], boundBy[d.Sym] = got, path
+			}
+		}
+	}
+	return nil
+}
+
+// shapeString prints a shape as NumPy does: (), (3,), (2, 3).
+func shapeString(shape []int) string {
+	parts := make([]string, len(shape))
+	for i, d := range shape {
+		parts[i] = strconv.Itoa(d)
+	}
+	if len(parts) == 1 {
+		return "(" + parts[0] + ",)"
+	}
+	return "(" + strings.Join(parts, ", ") + ")"
+}
