@@ -30,6 +30,7 @@ const isolateGrace = 5 * time.Second
 // runFlags are the flags of `rxeq run` (and, in part, `rxeq lock`).
 type runFlags struct {
 	json, junit, dump string
+	inputs            string
 	backends, batches string
 	seed              string
 	shard             string
@@ -49,6 +50,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&rf.json, "json", "", "write the JSON report (rxeq.report/v1) to `FILE`")
 	fs.StringVar(&rf.junit, "junit", "", "write the JUnit XML report to `FILE`")
 	fs.StringVar(&rf.dump, "dump", "", "write every case's inputs and outputs as .npy files with a manifest.json under `DIR`")
+	fs.StringVar(&rf.inputs, "inputs", "", "read each parameter from a .npy file under `DIR` instead of generating it (see docs/inputs.md)")
 	fs.StringVar(&rf.backends, "backend", "", "comma-separated executors to report: oracle, fallback, native, torch and --executor names (default all; torch when libtorch is installed)")
 	fs.StringVar(&rf.batches, "batch", "", "comma-separated batch sizes replacing each scenario's //rx:batches")
 	fs.StringVar(&rf.seed, "seed", "", "seed replacing each scenario's //rx:seed")
@@ -102,6 +104,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			return exitFail
 		}
 	}
+	printReplays(stdout, res)
 	printTable(stdout, res)
 	printFailures(stdout, res)
 	printSummary(stdout, res)
@@ -123,6 +126,7 @@ func (rf runFlags) options() (harness.Options, error) {
 		return opts, err
 	}
 	opts.NativeMode = mode
+	opts.Inputs = rf.inputs
 	if rf.backends != "" {
 		opts.Backends = splitList(rf.backends)
 	}
@@ -359,6 +363,16 @@ func prepareTimes(res *harness.Result) string {
 		}
 	}
 	return strings.Join(parts, ", ")
+}
+
+// printReplays says, under --inputs, where each group's inputs came from.
+func printReplays(w io.Writer, res *harness.Result) {
+	for _, r := range res.Replays {
+		fmt.Fprintln(w, r)
+	}
+	if len(res.Replays) > 0 {
+		fmt.Fprintln(w)
+	}
 }
 
 // checkOutputs makes sure the report files and the dump directory can be
