@@ -111,6 +111,25 @@ func (r Replay) String() string {
 	return s
 }
 
+// InputGroups reads and checks the files of function fn of f under
+// Options.Inputs dir as Run does (dims are Options.Dims, and the errors
+// are Run's) and returns one Replay per group of data: its batch (0 when
+// no file fixes it; the function then runs at its //rx:batches with these
+// files), the files and the generated parameters. It returns none when no
+// parameter of fn has a file.
+func InputGroups(dir string, f *program.File, fn *program.Func, dims map[string]int) ([]Replay, error) {
+	sets, err := loadReplays(dir, f, fn, dims)
+	if err != nil {
+		return nil, err
+	}
+	var out []Replay
+	for _, s := range sets {
+		out = append(out, Replay{Scenario: ScenarioName(f), Function: fn.Name, Batch: s.batch,
+			Files: maps.Clone(s.files), Generated: slices.Clone(s.generated)})
+	}
+	return out, nil
+}
+
 // replaySet is the data of one group read from Options.Inputs.
 type replaySet struct {
 	batch     int // 0: no file fixes the batch; run at the scenario's batches

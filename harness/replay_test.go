@@ -314,11 +314,31 @@ func f(x [B][2]float32, n int64) (y [B][2]float32) {
 		Expect(res.Replays[0].Files).To(HaveKey("n"))
 	})
 
-	It("cannot be combined with Batches", func() {
+	It("uses Batches to select among the data's batches", func() {
+		dir := GinkgoT().TempDir()
+		save(dir, "tiny/lin/b3/inputs/x.npy", ramp(3, 4))
+		save(dir, "tiny/lin/b7/inputs/x.npy", ramp(7, 4))
 		opts := onlyFallback()
-		opts.Inputs, opts.Batches = GinkgoT().TempDir(), []int{2}
-		_, err := harness.Run(ctx, []*program.File{tinyFile()}, opts)
+		opts.Inputs, opts.Batches = dir, []int{7, 9}
+		res, err := harness.Run(ctx, []*program.File{tinyFile()}, opts)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(caseNames(res.Cases)).To(Equal([]string{
+			"tiny/lin/b7/oracle", "tiny/lin/b7/fallback",
+			"tiny/sq/b7/oracle", "tiny/sq/b7/fallback", // generated: Batches replaces //rx:batches
+			"tiny/sq/b9/oracle", "tiny/sq/b9/fallback",
+		}))
+		f := tinyFile()
+		groups, err := harness.InputGroups(dir, f, f.Funcs[0], nil)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(groups).To(HaveLen(2))
+		Expect([]int{groups[0].Batch, groups[1].Batch}).To(Equal([]int{3, 7}))
+		Expect(groups[1].Files).To(Equal(map[string]string{"x": filepath.Join(dir, "tiny/lin/b7/inputs/x.npy")}))
+		Expect(groups[1].Generated).To(Equal([]string{"w"}))
+		Expect(harness.InputGroups(dir, f, f.Funcs[1], nil)).To(BeEmpty())
+
+		opts.Batches = []int{2}
+		_, err = harness.Run(ctx, []*program.File{tinyFile()}, opts)
 		Expect(errors.Is(err, harness.ErrOptions)).To(BeTrue())
-		Expect(err).To(MatchError(ContainSubstring("Batches and Inputs cannot be combined")))
+		Expect(err).To(MatchError(ContainSubstring("lin of tiny: the input files give batch 3, 7; Batches [2] selects none of them")))
 	})
 })

@@ -186,9 +186,6 @@ func newRunner(files []*program.File, opts Options) (*runner, error) {
 		r.tol = *opts.Tolerance
 	}
 	if opts.Inputs != "" {
-		if len(opts.Batches) > 0 {
-			return nil, fmt.Errorf("%w: Batches and Inputs cannot be combined: with Inputs the batch comes from the input files", ErrOptions)
-		}
 		if st, err := os.Stat(opts.Inputs); err != nil || !st.IsDir() {
 			return nil, inputErr(err, "%s: not a directory of .npy files", opts.Inputs)
 		}
@@ -212,15 +209,23 @@ func newRunner(files []*program.File, opts Options) (*runner, error) {
 				}
 			}
 			var gs []group
+			var dataBatches []int
 			for _, s := range sets {
 				found = true
-				if s.batch > 0 {
-					gs = append(gs, group{file: fi, fn: fn, batch: s.batch, replay: s})
+				if s.batch == 0 {
+					for _, b := range r.batches(f) {
+						gs = append(gs, group{file: fi, fn: fn, batch: b, replay: s})
+					}
 					continue
 				}
-				for _, b := range r.batches(f) {
-					gs = append(gs, group{file: fi, fn: fn, batch: b, replay: s})
+				dataBatches = append(dataBatches, s.batch)
+				if len(opts.Batches) == 0 || slices.Contains(opts.Batches, s.batch) {
+					gs = append(gs, group{file: fi, fn: fn, batch: s.batch, replay: s})
 				}
+			}
+			if len(sets) > 0 && len(gs) == 0 {
+				return nil, fmt.Errorf("%w: %s of %s: the input files give batch %s; Batches %v selects none of them",
+					ErrOptions, fn.Name, ScenarioName(f), joinInts(dataBatches), opts.Batches)
 			}
 			if len(sets) == 0 {
 				for _, b := range r.batches(f) {
@@ -241,6 +246,14 @@ func newRunner(files []*program.File, opts Options) (*runner, error) {
 			opts.Inputs, strings.Join(InputSearchPaths(opts.Inputs, "SCENARIO", "FUNCTION", "bN", "PARAM"), ", then "))
 	}
 	return r, nil
+}
+
+func joinInts(v []int) string {
+	parts := make([]string, len(v))
+	for i, n := range v {
+		parts[i] = fmt.Sprint(n)
+	}
+	return strings.Join(parts, ", ")
 }
 
 // replays lists where each group's inputs came from (Options.Inputs).

@@ -165,8 +165,10 @@ type Options struct {
 	// directory, no file for any function, a file that cannot be read, is
 	// corrupt or truncated, Fortran order, big-endian, the wrong dtype or
 	// a shape that disagrees is an error wrapping ErrInputs and
-	// ErrOptions that names the file and says how to fix it. Inputs and
-	// Batches cannot be combined.
+	// ErrOptions that names the file and says how to fix it. With Inputs,
+	// Batches selects which of the data's batches run (a function whose
+	// files give none of them is an ErrOptions error), and still replaces
+	// //rx:batches where no file fixes the batch.
 	Inputs string
 	// Shard selects part of the cases; the zero value selects all.
 	Shard Shard

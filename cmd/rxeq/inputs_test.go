@@ -6,6 +6,9 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+
+	"github.com/rextio/rxeq/tensor"
+	"github.com/rextio/rxeq/tensor/npy"
 )
 
 // replaySrc is a small scenario with a batch-shaped input, a weight and an
@@ -69,14 +72,28 @@ var _ = Describe("rxeq run --inputs", Label("e2e"), func() {
 	It("exits 2 before running anything when a file cannot be used, naming it and the fix", func() {
 		in := filepath.Join(dir, "in")
 		Expect(os.MkdirAll(in, 0o755)).To(Succeed())
-		Expect(os.WriteFile(filepath.Join(in, "x.npy"), []byte("\x93NUMPY\x01\x00"), 0o644)).To(Succeed())
 		code, out, errOut := rxeq("run", "--backend", "oracle,fallback", "--inputs", in, rx)
+		Expect(code).To(Equal(2), out+errOut)
+		Expect(errOut).To(ContainSubstring("rxeq run: inputs: " + in + ": no .npy file for any parameter"))
+
+		Expect(os.WriteFile(filepath.Join(in, "x.npy"), []byte("\x93NUMPY\x01\x00"), 0o644)).To(Succeed())
+		code, out, errOut = rxeq("run", "--backend", "oracle,fallback", "--inputs", in, rx)
 		Expect(code).To(Equal(2))
 		Expect(out).To(BeEmpty())
 		Expect(errOut).To(ContainSubstring("rxeq run: inputs: " + filepath.Join(in, "x.npy") + " (parameter x of score): npy: malformed file: truncated in the header length; write it again with np.save(path, a)"))
+	})
 
-		code, _, errOut = rxeq("run", "--inputs", in, "--batch", "2", rx)
-		Expect(code).To(Equal(2))
-		Expect(errOut).To(ContainSubstring("cannot be combined"))
+	It("selects among the data's batches with --batch", func() {
+		in := filepath.Join(dir, "in")
+		Expect(os.MkdirAll(filepath.Join(in, "replay/score/b3/inputs"), 0o755)).To(Succeed())
+		Expect(npy.WriteFile(filepath.Join(in, "replay/score/b3/inputs/x.npy"), tensor.NewFloat32(3, 4))).To(Succeed())
+		code, out, errOut := rxeq("run", "--backend", "oracle,fallback", "--inputs", in, "--batch", "2", rx)
+		Expect(code).To(Equal(2), out+errOut)
+		Expect(errOut).To(ContainSubstring("rxeq run: bad runner options: score of replay: the input files give batch 3; Batches [2] selects none of them"))
+		code, out, errOut = rxeq("run", "--backend", "oracle,fallback", "--inputs", in, "--batch", "3", rx)
+		Expect(code).To(Equal(0), out+errOut)
+		Expect(out).To(ContainSubstring("inputs of replay/score/b3: x from "))
+		Expect(out).To(ContainSubstring("; generated from //rx:input: w, rounds"))
+		Expect(out).To(MatchRegexp(`replay\s+score\s+3\s+fallback\s+fallback\s+PASS`))
 	})
 })
