@@ -26,6 +26,11 @@
 // not check becomes one failing entry at its first error's file:line:col,
 // not a panic of the container. Without libtorch the torch entries are
 // skipped with the reason (and fail when RXEQ_REQUIRE_TORCH is set).
+//
+// With harness.Options.Inputs (EntriesWith, TableWith), a function whose
+// .npy files fix its batch gets one entry per batch of data instead of
+// its //rx:batches, and runs on those files; a function whose files
+// cannot be used is one failing entry that names the file.
 package rxginkgo
 
 import (
@@ -63,7 +68,8 @@ type Case struct {
 	// of Entries each have one); Options.Executors then holds just it.
 	Executor string
 	// Err is set for the entry of a file that does not check (or cannot
-	// be read): AssertCase fails with it.
+	// be read), or of a function whose input files (Options.Inputs)
+	// cannot be used: AssertCase fails with it.
 	Err error
 	// Unavailable is set for the entry of an executor that cannot run
 	// here (torch without libtorch; native and torch in a build without
@@ -73,10 +79,14 @@ type Case struct {
 }
 
 // String names the case "scenario/function/bBATCH", with "/EXECUTOR" when
-// it runs one executor.
+// it runs one executor ("scenario/function: input files" for the entry of
+// a function whose Options.Inputs files cannot be used).
 func (c Case) String() string {
 	if c.File == nil {
 		return "does not check"
+	}
+	if c.Err != nil {
+		return fmt.Sprintf("%s/%s: input files", harness.ScenarioName(c.File), c.Function)
 	}
 	s := fmt.Sprintf("%s/%s/b%d", harness.ScenarioName(c.File), c.Function, c.Batch)
 	if c.Executor != "" {
@@ -140,9 +150,14 @@ func planEntries(files []*program.File, opts harness.Options) []plannedEntry {
 		}
 		for _, fn := range f.Funcs {
 			at := types.CodeLocation{FileName: fn.Pos.Filename, LineNumber: fn.Pos.Line}
-			for bi, b := range batches {
+			fnBatches, fnOpts, err := inputBatches(f, fn, batches, opts)
+			if err != nil {
+				out = append(out, plannedEntry{Case{File: f, Function: fn.Name, Err: err}, ginkgo.Label(harness.PathOracle), at})
+				continue
+			}
+			for bi, b := range fnBatches {
 				for i, e := range execs {
-					o := opts
+					o := fnOpts
 					o.Executors = []harness.Executor{e}
 					o.Unavailable = nil
 					// The lock is one per function: checked in one entry
@@ -163,6 +178,33 @@ func planEntries(files []*program.File, opts harness.Options) []plannedEntry {
 		}
 	}
 	return out
+}
+
+// inputBatches returns the batches of fn's entries and the options they
+// run with. Under Options.Inputs, a function whose files fix its batches
+// runs at those (harness.InputGroups); one without any file runs at its
+// //rx:batches on generated inputs, with Inputs cleared so that its
+// one-function run does not fail for finding no file.
+func inputBatches(f *program.File, fn *program.Func, batches []int, opts harness.Options) ([]int, harness.Options, error) {
+	if opts.Inputs == "" {
+		return batches, opts, nil
+	}
+	groups, err := harness.InputGroups(opts.Inputs, f, fn, opts.Dims)
+	if err != nil {
+		return nil, opts, err
+	}
+	if len(groups) == 0 {
+		opts.Inputs = ""
+		return batches, opts, nil
+	}
+	var out []int
+	for _, g := range groups {
+		if g.Batch == 0 {
+			return batches, opts, nil
+		}
+		out = append(out, g.Batch)
+	}
+	return out, opts, nil
 }
 
 // needsCompiler reports whether e runs native code (and so needs a C
@@ -220,7 +262,11 @@ func AssertCase(c Case) {
 	if c.Err != nil {
 		// The error's own text, one file:line:col line per problem, not
 		// gomega's dump of the error value.
-		gomega.Expect(c.Err).To(notFail("the file does not check:\n"))
+		what := "the file does not check:\n"
+		if errors.Is(c.Err, harness.ErrInputs) {
+			what = "the input files cannot be used:\n"
+		}
+		gomega.Expect(c.Err).To(notFail(what))
 		return
 	}
 	if c.Unavailable != "" {
