@@ -1,6 +1,7 @@
 package reports
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/rextio/rxeq/harness"
@@ -40,6 +41,10 @@ func FromResult(res *harness.Result, info RunInfo) *Report {
 	}
 	for _, u := range res.Unavailable {
 		r.Unavailable = append(r.Unavailable, Unavailable{Executor: u.Executor, Reason: u.Reason})
+	}
+	for _, rp := range res.Replays {
+		r.Inputs = append(r.Inputs, InputSource{Case: fmt.Sprintf("%s/%s/b%d", rp.Scenario, rp.Function, rp.Batch),
+			Files: rp.Files, Generated: rp.Generated})
 	}
 	for _, c := range res.Cases {
 		r.Cases = append(r.Cases, fromCase(c))

@@ -45,6 +45,7 @@ func Merge(shards ...*Report) (*Report, error) {
 			}
 		}
 		out.Duration = max(out.Duration, r.Duration)
+		out.Inputs = append(out.Inputs, r.Inputs...)
 		for _, c := range r.Cases {
 			k := c.Scenario + "\x00" + c.Name()
 			if w, dup := cases[k]; dup {

@@ -36,6 +36,18 @@ type Report struct {
 	// Unavailable lists default executors that did not run because this
 	// machine cannot run them (torch without libtorch), with the reason.
 	Unavailable []Unavailable `json:"unavailable,omitempty"`
+	// Inputs, for a run with --inputs, says for every group where its
+	// inputs came from.
+	Inputs []InputSource `json:"inputs,omitempty"`
+}
+
+// InputSource says where the inputs of one group came from under
+// --inputs: the .npy file of each parameter that had one, and the
+// parameters generated from their //rx:input.
+type InputSource struct {
+	Case      string            `json:"case"`                // "SCENARIO/FUNCTION/bBATCH"
+	Files     map[string]string `json:"files"`               // parameter -> .npy file
+	Generated []string          `json:"generated,omitempty"` // parameters without a file
 }
 
 // Unavailable is an executor left out of a run, and why.
