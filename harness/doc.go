@@ -43,7 +43,11 @@
 // (DefaultMaxMemory unless set) is not run, and its cases are errors
 // wrapping ErrMemory. GenerateInputs then makes the inputs once, from the file's //rx:input distributions, seeded by
 // tensor.DeriveSeed(seed, InputSeedName(…)), with the batch bound to
-// BatchSymbol's dimension. Each executor gets its own copy; the SHA-256 of
+// BatchSymbol's dimension; with Options.Inputs, parameters are read from
+// .npy files instead (InputSearchPaths), the batch comes from the data,
+// every file is checked before any case runs (ErrInputs), and
+// Result.Replays says which inputs came from where. Each executor gets
+// its own copy; the SHA-256 of
 // every input (Digest) is taken before and after each run, and a changed
 // input fails the case. The reference runs first; each program is prepared
 // once per executor. Groups run in parallel; a failing case never stops

@@ -235,7 +235,8 @@ type Timing struct {
 	// sums over cases are exact.
 	Prepare time.Duration
 	// Inputs is the generation of the group's inputs, charged the same way
-	// to the group's first case.
+	// to the group's first case. Files of Options.Inputs are read before
+	// the run starts and are not counted.
 	Inputs time.Duration
 	// Execute is the executor's Run.
 	Execute time.Duration
