@@ -188,21 +188,32 @@ func Compile(ctx context.Context, p *ir.Program, opts Options) (*Program, error)
 			prog.libErr = err
 		}
 	}
+	if err := prog.bind(metas, bad, func(m *funcMeta) string { return m.cname }); err != nil {
+		return nil, err
+	}
+	return prog, nil
+}
+
+// bind looks up every function's entry point in the loaded library (the
+// symbol sym(meta) names; a batch member's are renamed) and sets up the
+// fallback of those that do not run natively. On error the program is
+// closed.
+func (p *Program) bind(metas map[string]*funcMeta, bad []badFunc, sym func(*funcMeta) string) error {
 	reasons := map[string]error{}
 	for _, b := range bad {
 		reasons[b.name] = b.err
 	}
-	for _, f := range p.Funcs {
+	for _, f := range p.ir.Funcs {
 		c := &compiled{meta: metas[f.Name], reason: reasons[f.Name]}
-		if c.meta != nil && prog.lib != nil {
-			entry, err := prog.lib.symbol(c.meta.cname)
+		if c.meta != nil && p.lib != nil {
+			entry, err := p.lib.symbol(sym(c.meta))
 			if err != nil {
-				prog.Close()
-				return nil, err
+				p.Close()
+				return err
 			}
 			c.entry = entry
 		} else if c.reason == nil {
-			c.reason = prog.libErr
+			c.reason = p.libErr
 		}
 		if c.entry == nil {
 			it, err := fallback.New(f)
@@ -211,28 +222,56 @@ func Compile(ctx context.Context, p *ir.Program, opts Options) (*Program, error)
 			}
 			c.fallback = it
 		}
-		prog.funcs[f.Name] = c
+		p.funcs[f.Name] = c
 	}
-	return prog, nil
+	return nil
 }
 
 func (p *Program) load(ctx context.Context, src []byte, opts Options) error {
 	if err := Available(); err != nil {
 		return err // no compiler runs for code that could not be loaded
 	}
-	dir, err := cacheDir(opts.CacheDir)
+	tc, err := p.toolchain(ctx, opts)
 	if err != nil {
 		return err
 	}
-	cc, err := findCompiler(ctx, opts.CC, opts.CompileTimeout, dir)
+	path, cached, err := build(ctx, src, tc.rtPath, tc.rtKey, tc.pcc, tc.dir, opts.CompileTimeout)
 	if err != nil {
 		return err
+	}
+	lib, err := loadLibrary(path)
+	if err != nil {
+		return err
+	}
+	p.lib, p.info.Library, p.info.Cached = lib, path, cached
+	return nil
+}
+
+// toolchain is what a program's library is built with: the cache
+// directory, the program's compiler and the runtime library it links
+// against.
+type toolchain struct {
+	dir           string
+	pcc           *compiler // the program's compiler (ProgramCC, else CC)
+	rtPath, rtKey string
+}
+
+// toolchain resolves the cache, the compilers and the runtime library
+// (building it when the cache has none), and records them in p.info.
+func (p *Program) toolchain(ctx context.Context, opts Options) (*toolchain, error) {
+	dir, err := cacheDir(opts.CacheDir)
+	if err != nil {
+		return nil, err
+	}
+	cc, err := findCompiler(ctx, opts.CC, opts.CompileTimeout, dir)
+	if err != nil {
+		return nil, err
 	}
 	p.info.Compiler = cc.firstLine()
 	rtDir := dir
 	if d := cmp.Or(opts.RuntimeCacheDir, os.Getenv("RXEQ_RUNTIME_CACHE")); d != "" {
 		if rtDir, err = cacheDir(d); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	var rtPath, rtKey string
@@ -241,7 +280,7 @@ func (p *Program) load(ctx context.Context, src []byte, opts Options) error {
 	} else {
 		isa, ierr := runtime.DetectISA()
 		if ierr != nil {
-			return fmt.Errorf("%w: %w", ErrCompiler, ierr)
+			return nil, fmt.Errorf("%w: %w", ErrCompiler, ierr)
 		}
 		rt := runtime.NativeFor(isa)
 		if !(entry{dir: rtDir, key: runtimeKey(rt, cc), prefix: "rt-"}).valid() && !cc.hasLib(ctx, "libsleef.so", opts.CompileTimeout) {
@@ -250,28 +289,19 @@ func (p *Program) load(ctx context.Context, src []byte, opts Options) error {
 		rtPath, rtKey, err = buildRuntime(ctx, rt, cc, rtDir, opts.CompileTimeout)
 	}
 	if err != nil {
-		return err
+		return nil, err
 	}
 	pcc := cc
 	if spec := cmp.Or(opts.ProgramCC, os.Getenv("RXEQ_PROGRAM_CC")); spec != "" && spec != opts.CC {
 		if pcc, err = findCompiler(ctx, spec, opts.CompileTimeout, dir); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	if pcc != cc {
 		p.info.Compiler += "; program: " + pcc.firstLine()
 	}
-	path, cached, err := build(ctx, src, rtPath, rtKey, pcc, dir, opts.CompileTimeout)
-	if err != nil {
-		return err
-	}
 	p.info.Runtime = rtPath
-	lib, err := loadLibrary(path)
-	if err != nil {
-		return err
-	}
-	p.lib, p.info.Library, p.info.Cached = lib, path, cached
-	return nil
+	return &toolchain{dir: dir, pcc: pcc, rtPath: rtPath, rtKey: rtKey}, nil
 }
 
 // Source returns the generated C translation unit.

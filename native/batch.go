@@ -1,0 +1,201 @@
+package native
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/rextio/rxeq/native/runtime"
+	"github.com/rextio/rxeq/program/ir"
+)
+
+// CompileBatch is Compile for several programs at once, for a caller
+// that builds many small programs (the fuzzer and its reducer): their
+// translation units, each generated exactly as Compile generates it, are
+// built by one compiler run into one shared library, which is loaded once
+// (every member's Program holds its own dlopen reference, so members are
+// closed independently).
+//
+// In the library, member i's functions are renamed rx_bI_<name> by a
+// small wrapper file of #defines around its unchanged translation unit,
+// so members with functions of the same name do not collide and
+// Program.Source is still the C that Compile would build.
+//
+// progs[i] is nil and errs[i] says why when program i cannot be a member:
+// in Forced mode, a function the backend does not support (Compile's
+// error). A program whose functions are all unsupported in Auto mode is a
+// member that runs on the fallback. When the library as a whole fails to
+// build or load, err is that failure and no program is returned: a
+// caller then compiles the programs singly with Compile, which says which
+// one is at fault and with Compile's text. Options are those of Compile.
+func CompileBatch(ctx context.Context, ps []*ir.Program, opts Options) (progs []*Program, errs []error, err error) {
+	path, err := runtimePath(opts.Runtime)
+	if err != nil {
+		return nil, nil, err
+	}
+	type member struct {
+		prog  *Program
+		metas map[string]*funcMeta
+		bad   []badFunc
+	}
+	members := make([]*member, len(ps))
+	errs = make([]error, len(ps))
+	var srcs [][]byte
+	var renames []map[string]string
+	var index []int // batch slot -> position in ps
+	for i, p := range ps {
+		if p == nil {
+			errs[i] = fmt.Errorf("%w: nil program", ErrInternal)
+			continue
+		}
+		src, metas, bad := generate(p)
+		if opts.Mode == Forced && len(bad) > 0 {
+			errs[i] = bad[0].err
+			continue
+		}
+		m := &member{prog: &Program{ir: p, src: src, mode: opts.Mode, path: path, funcs: map[string]*compiled{}, frames: newFramePool()},
+			metas: metas, bad: bad}
+		members[i] = m
+		if len(metas) == 0 {
+			continue
+		}
+		r := map[string]string{}
+		for _, meta := range metas {
+			r[meta.cname] = batchSymbol(len(srcs), meta.cname)
+		}
+		srcs = append(srcs, src)
+		renames = append(renames, r)
+		index = append(index, i)
+	}
+	var lib string
+	var cached bool
+	var info BuildInfo
+	if len(srcs) > 0 {
+		if err := Available(); err != nil {
+			return nil, nil, err // no compiler runs for code that could not be loaded
+		}
+		var probe Program
+		probe.path = path
+		tc, err := probe.toolchain(ctx, opts)
+		if err != nil {
+			return nil, nil, err
+		}
+		info = probe.info
+		lib, cached, err = buildBatch(ctx, srcs, renames, tc, opts.CompileTimeout)
+		if err != nil {
+			return nil, nil, err
+		}
+	}
+	progs = make([]*Program, len(ps))
+	slotOf := map[int]int{}
+	for slot, i := range index {
+		slotOf[i] = slot
+	}
+	closeAll := func() {
+		for _, p := range progs {
+			if p != nil {
+				p.Close()
+			}
+		}
+	}
+	for i, m := range members {
+		if m == nil {
+			continue
+		}
+		p := m.prog
+		if slot, ok := slotOf[i]; ok {
+			l, err := loadLibrary(lib)
+			if err != nil {
+				closeAll()
+				return nil, nil, err
+			}
+			p.lib, p.info = l, info
+			p.info.Library, p.info.Cached = lib, cached
+			if err := p.bind(m.metas, m.bad, func(meta *funcMeta) string { return batchSymbol(slot, meta.cname) }); err != nil {
+				closeAll()
+				return nil, nil, err
+			}
+		} else if err := p.bind(m.metas, m.bad, nil); err != nil {
+			closeAll()
+			return nil, nil, err
+		}
+		progs[i] = p
+	}
+	return progs, errs, nil
+}
+
+// batchSymbol is the name of C function cname of batch member slot.
+func batchSymbol(slot int, cname string) string { return fmt.Sprintf("rx_b%d_%s", slot, cname) }
+
+// batchKey hashes everything that determines a batch library: its
+// members' sources and renames, the runtime it links against, the
+// compiler and the flags.
+func batchKey(srcs [][]byte, wrappers [][]byte, rtKey string, cc *compiler) string {
+	h := sha256.New()
+	part := func(s string) { fmt.Fprintf(h, "%d:%s\n", len(s), s) }
+	part("rxeq-native-batch-v1")
+	for i := range srcs {
+		part(string(srcs[i]))
+		part(string(wrappers[i]))
+	}
+	part(runtime.Header())
+	part(rtKey)
+	part(cc.path)
+	part(strings.Join(cc.args, " "))
+	part(cc.ident)
+	part(strings.Join(buildFlags, " ") + " -lm")
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// buildBatch returns the path of a valid cached library holding every
+// source in srcs, its functions renamed by renames, compiling it in one
+// compiler run when the cache has none.
+func buildBatch(ctx context.Context, srcs [][]byte, renames []map[string]string, tc *toolchain, timeout time.Duration) (path string, cached bool, err error) {
+	wrappers := make([][]byte, len(srcs))
+	for i, r := range renames {
+		var b strings.Builder
+		fmt.Fprintf(&b, "/* Batch member %d: %s, its functions renamed. */\n", i, batchSource(i))
+		names := make([]string, 0, len(r))
+		for from := range r {
+			names = append(names, from)
+		}
+		slices.Sort(names)
+		for _, from := range names {
+			fmt.Fprintf(&b, "#define %s %s\n", from, r[from])
+		}
+		fmt.Fprintf(&b, "#include \"%s\"\n", batchSource(i))
+		wrappers[i] = []byte(b.String())
+	}
+	e := entry{dir: tc.dir, key: batchKey(srcs, wrappers, tc.rtKey, tc.pcc), prefix: "batch-"}
+	cached = true
+	err = e.ensure(func() error {
+		cached = false
+		files := map[string][]byte{runtime.HeaderName: []byte(runtime.Header())}
+		order := []string{runtime.HeaderName}
+		var units []string
+		for i := range srcs {
+			files[batchSource(i)] = srcs[i]
+			files[batchUnit(i)] = wrappers[i]
+			order = append(order, batchSource(i), batchUnit(i))
+			units = append(units, batchUnit(i))
+		}
+		args := append(append([]string(nil), buildFlags...), "-iquote", ".")
+		inputs := append(units, tc.rtPath, "-lm")
+		if tc.pcc.isTCC() {
+			args = append(append([]string(nil), buildFlags...), "-I.")
+			inputs = append(inputs, "-Wl,-rpath,"+filepath.Dir(tc.rtPath))
+		}
+		return e.compile(ctx, tc.pcc, files, order, args, inputs, timeout, units[0])
+	})
+	return e.object(), cached, err
+}
+
+// batchSource and batchUnit name member i's generated translation unit
+// and its wrapper in a batch's source directory.
+func batchSource(i int) string { return fmt.Sprintf("rx_gen_%d.c", i) }
+func batchUnit(i int) string   { return fmt.Sprintf("rx_member_%d.c", i) }
