@@ -7,14 +7,17 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
+	"syscall"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
 	"github.com/rextio/rxeq/native"
 	"github.com/rextio/rxeq/program/ir"
+	"github.com/rextio/rxeq/tensor"
 )
 
 var _ = Describe("build cache", Label("native"), func() {
@@ -170,5 +173,33 @@ var _ = Describe("build cache", Label("native"), func() {
 		for _, err := range errs {
 			Expect(err).NotTo(HaveOccurred())
 		}
+	})
+})
+
+var _ = Describe("ScratchDir", Label("native"), func() {
+	It("is $TMPDIR when it is set", func() {
+		dir := GinkgoT().TempDir()
+		GinkgoT().Setenv("TMPDIR", dir)
+		Expect(native.ScratchDir()).To(Equal(dir))
+	})
+
+	It("is otherwise a directory where libraries can be built and loaded", func() {
+		GinkgoT().Setenv("TMPDIR", "")
+		d := native.ScratchDir()
+		if runtime.GOOS == "linux" {
+			var st syscall.Statfs_t
+			if syscall.Statfs("/dev/shm", &st) == nil && st.Type == 0x01021994 && st.Flags&(0x1|0x8) == 0 {
+				Expect(d).To(Equal("/dev/shm"))
+			}
+		}
+		cache, err := os.MkdirTemp(d, "rxeq-scratch-test-")
+		Expect(err).NotTo(HaveOccurred())
+		DeferCleanup(os.RemoveAll, cache)
+		_, p := parse("s.rx", "package p\n\nfunc f(x [B][2]float32) (y [B][2]float32) {\n\ty = Tanh(x)\n\treturn\n}\n")
+		prog, err := native.Compile(context.Background(), p, native.Options{CacheDir: cache, RuntimeCacheDir: suiteCache})
+		Expect(err).NotTo(HaveOccurred())
+		DeferCleanup(prog.Close)
+		out := run(prog, "f", map[string]*tensor.Tensor{"x": tensor.FromFloat32([]float32{0, 1}, 1, 2)})
+		Expect(out["y"].F32[1]).To(BeNumerically("~", 0.7615942, 1e-6))
 	})
 })
