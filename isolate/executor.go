@@ -45,6 +45,10 @@ type Executor struct {
 	// Timeout bounds one Run; 0 means DefaultTimeout, negative no bound
 	// (ctx still applies).
 	Timeout time.Duration
+	// Pool, when set, keeps a worker alive across programs: every program
+	// is prepared in the pool's worker, and Prebuild builds several at
+	// once (see Pool). When nil, each Prepare starts a worker of its own.
+	Pool *Pool
 }
 
 // Name returns "native" ("torch" for the torch runtime), so results read
@@ -61,6 +65,9 @@ func (e Executor) Name() string {
 func (e Executor) Prepare(ctx context.Context, _ *program.File, p *ir.Program) (harness.Prepared, error) {
 	if p == nil {
 		return nil, fmt.Errorf("%w: native: nil program", harness.ErrExecutor)
+	}
+	if e.Pool != nil {
+		return e.preparePooled(ctx, p)
 	}
 	wp, err := encodeProgram(p)
 	if err != nil {

@@ -10,12 +10,15 @@ import (
 	"os"
 
 	"github.com/rextio/rxeq/native"
+	"github.com/rextio/rxeq/program/ir"
 )
 
 // Serve runs the worker side of the protocol: it sends the hello, then
 // answers requests read from in on out until in reaches EOF (the parent
-// closed the pipe: a clean end, nil) or ctx is done. The worker holds at
-// most one program; a new prepare replaces it.
+// closed the pipe: a clean end, nil) or ctx is done. The worker holds any
+// number of programs by ID (an Executor without a Pool uses one ID); a
+// prepare replaces the program of its ID, a build prepares several at once
+// in one library, and a request's Drop list releases programs.
 //
 // Serve is what `rxeq worker` runs (through ServeStdio); a test binary can
 // run it from TestMain to act as its own worker.
@@ -32,10 +35,16 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 	if err := send(hello{Protocol: protocolVersion, PID: os.Getpid()}); err != nil {
 		return fmt.Errorf("%w: sending hello: %v", ErrWorker, err)
 	}
-	var prog *native.Program
+	progs := map[int]*native.Program{}
+	release := func(id int) {
+		if p := progs[id]; p != nil {
+			p.Close()
+			delete(progs, id)
+		}
+	}
 	defer func() {
-		if prog != nil {
-			prog.Close()
+		for id := range progs {
+			release(id)
 		}
 	}()
 	for {
@@ -49,21 +58,24 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 			}
 			return fmt.Errorf("%w: reading a request: %v", ErrWorker, err)
 		}
+		for _, id := range req.Drop {
+			release(id)
+		}
 		var resp response
 		switch req.Kind {
 		case reqPrepare:
-			if prog != nil {
-				prog.Close()
-				prog = nil
-			}
-			p, err := prepareProgram(ctx, &req)
+			release(req.ID)
+			p, err := prepareProgram(ctx, &req, req.Program)
 			if err != nil {
 				resp.Err = encodeError(err)
 				break
 			}
-			prog, resp.Info, resp.Source = p, p.Info(), p.Source()
+			progs[req.ID] = p
+			resp.Info, resp.Source = p.Info(), p.Source()
+		case reqBuild:
+			resp = buildPrograms(ctx, &req, progs)
 		case reqRun:
-			resp = runProgram(ctx, prog, &req)
+			resp = runProgram(ctx, progs[req.ID], &req)
 		default:
 			resp.Err = encodeError(fmt.Errorf("%w: unknown request %q", ErrWorker, req.Kind))
 		}
@@ -73,16 +85,70 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 	}
 }
 
-func prepareProgram(ctx context.Context, req *request) (*native.Program, error) {
-	if req.Program == nil {
+func options(req *request) native.Options {
+	return native.Options{CC: req.CC, CacheDir: req.Cache, Mode: req.Mode, CompileTimeout: req.CompileTimeout,
+		Runtime: req.Runtime, CXX: req.CXX, TorchThreads: req.TorchThreads}
+}
+
+// buildPrograms builds req.Programs into one library (native.CompileBatch)
+// and holds them under req.IDs. When the library cannot be built, each
+// program is compiled alone, so that a compile error is the one of its own
+// program, with the text a prepare of it gives.
+func buildPrograms(ctx context.Context, req *request, progs map[int]*native.Program) response {
+	var resp response
+	if len(req.IDs) != len(req.Programs) {
+		resp.Err = encodeError(fmt.Errorf("%w: build of %d programs under %d IDs", ErrWorker, len(req.Programs), len(req.IDs)))
+		return resp
+	}
+	resp.Members = make([]member, len(req.Programs))
+	ps := make([]*ir.Program, len(req.Programs))
+	for i, wp := range req.Programs {
+		p, err := decodeProgram(wp)
+		if err != nil {
+			resp.Members[i].Err = encodeError(err)
+			continue
+		}
+		ps[i] = p
+	}
+	built, errs, err := native.CompileBatch(ctx, ps, options(req))
+	if err != nil {
+		if ctx.Err() != nil {
+			resp.Err = encodeError(err)
+			return resp
+		}
+		built, errs = make([]*native.Program, len(ps)), make([]error, len(ps))
+		for i, p := range ps {
+			if p != nil {
+				built[i], errs[i] = native.Compile(ctx, p, options(req))
+			}
+		}
+	}
+	for i, p := range built {
+		id := req.IDs[i]
+		if p == nil {
+			if resp.Members[i].Err == nil {
+				resp.Members[i].Err = encodeError(errs[i])
+			}
+			continue
+		}
+		if old := progs[id]; old != nil {
+			old.Close()
+		}
+		progs[id] = p
+		resp.Members[i].Info, resp.Members[i].Source = p.Info(), p.Source()
+	}
+	return resp
+}
+
+func prepareProgram(ctx context.Context, req *request, wp *wireProgram) (*native.Program, error) {
+	if wp == nil {
 		return nil, fmt.Errorf("%w: prepare without a program", ErrWorker)
 	}
-	p, err := decodeProgram(req.Program)
+	p, err := decodeProgram(wp)
 	if err != nil {
 		return nil, err
 	}
-	return native.Compile(ctx, p, native.Options{CC: req.CC, CacheDir: req.Cache, Mode: req.Mode, CompileTimeout: req.CompileTimeout,
-		Runtime: req.Runtime, CXX: req.CXX, TorchThreads: req.TorchThreads})
+	return native.Compile(ctx, p, options(req))
 }
 
 func runProgram(ctx context.Context, prog *native.Program, req *request) response {

@@ -14,12 +14,13 @@ import (
 
 // protocolVersion is sent in the worker's hello; the parent refuses any
 // other (a stale or foreign worker binary).
-const protocolVersion = "rxeq-isolate/1"
+const protocolVersion = "rxeq-isolate/2"
 
 // Request kinds.
 const (
 	reqPrepare = "prepare"
 	reqRun     = "run"
+	reqBuild   = "build" // several programs, one library (native.CompileBatch)
 )
 
 // hello is the worker's first message.
@@ -31,6 +32,11 @@ type hello struct {
 // request is one call from the parent.
 type request struct {
 	Kind string
+	// ID names the program a prepare or run is about: the worker holds
+	// any number of programs, a prepare replacing the one of its ID.
+	ID int
+	// Drop lists programs the worker releases before serving the request.
+	Drop []int
 
 	// prepare
 	Program *wireProgram
@@ -48,6 +54,9 @@ type request struct {
 	// run
 	Func   string
 	Inputs map[string]wireTensor
+	// build: Programs[i] is held under IDs[i]
+	IDs      []int
+	Programs []*wireProgram
 }
 
 // response answers one request.
@@ -61,6 +70,17 @@ type response struct {
 	// run
 	Outputs map[string]wireTensor
 	Path    string
+	// build: one per program, in order
+	Members []member
+}
+
+// member is how one program of a build went: held (Err nil, with its
+// build information and C) or not (Err is the error a prepare of it alone
+// gives).
+type member struct {
+	Err    *wireError
+	Info   native.BuildInfo
+	Source []byte
 }
 
 // wireTensor is a tensor with its data as raw little-endian bytes, so

@@ -1,0 +1,645 @@
+package isolate
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/gob"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/rextio/rxeq/harness"
+	"github.com/rextio/rxeq/native"
+	"github.com/rextio/rxeq/program/ir"
+	"github.com/rextio/rxeq/tensor"
+)
+
+// Pool keeps one worker process alive across programs, for a caller that
+// prepares many small programs one after another (the fuzzer, the
+// reducer): an Executor whose Pool is set prepares every program in the
+// pool's worker, which holds any number of them, instead of starting a
+// worker per program, and Prebuild builds several programs in that worker
+// with one compiler run and one library (native.CompileBatch).
+//
+// Sharing a worker must not change what a program gives, so a crash or a
+// timeout is attributed as if every program had had a worker of its own:
+// when a call crashes or hangs in a worker where calls of other programs
+// ran before, the worker is replaced and the call is run again alone, in a
+// fresh worker that holds only its program, and what that run gives (a
+// crash, a timeout, or outputs) is the call's result. A program whose
+// worker died for another program's call is prepared again, alone, at its
+// next call. A program whose batch fails to build is compiled alone by the
+// worker (so a compile error is its own, with the text a prepare of it
+// alone gives).
+//
+// A Pool serves one Executor configuration (Options, Command, Env); it is
+// safe for concurrent use, calls being served one at a time. The zero Pool
+// is not usable: call NewPool. Close stops its workers.
+type Pool struct {
+	mu      sync.Mutex
+	main    *poolWorker   // the shared worker, or nil until one is needed
+	workers []*poolWorker // every live worker, main included
+	nextID  int
+	closed  bool
+	config  string // the executor configuration the pool serves
+}
+
+// NewPool returns an empty pool; its first program starts its worker.
+func NewPool() *Pool { return &Pool{} }
+
+// poolWorker is one worker process of a pool and the programs it holds.
+type poolWorker struct {
+	w       *worker
+	sem     chan struct{}       // one exchange at a time
+	dead    bool                // it crashed, timed out or was stopped
+	held    map[string]*pmember // by program key
+	members map[*pmember]bool
+	ranBy   *pooled // the first Prepared value whose calls ran in it
+	mixed   bool    // calls of several Prepared values ran in it
+	drop    []int   // IDs to release with the next request
+	handles int     // live pooled Prepared values using it
+}
+
+// pmember is one program held by a pool worker.
+type pmember struct {
+	id      int
+	key     string
+	handles int
+	err     *wireError // why it failed to build (then it is not held)
+	info    native.BuildInfo
+	src     []byte
+}
+
+// Close stops the pool's workers. Prepared values of the pool fail with
+// native.ErrClosed afterwards. Closing twice is a no-op.
+func (pl *Pool) Close() error {
+	pl.mu.Lock()
+	ws := pl.workers
+	pl.workers, pl.main, pl.closed = nil, nil, true
+	for _, pw := range ws {
+		pw.dead = true
+	}
+	pl.mu.Unlock()
+	for _, pw := range ws {
+		pw.w.stop(time.Second)
+	}
+	return nil
+}
+
+// configOf names an executor's configuration: a pool serves one.
+func configOf(e Executor) string {
+	return fmt.Sprintf("%s\x00%q\x00%q\x00%+v", e.Name(), e.Command, e.Env, e.Options)
+}
+
+// programKey identifies a program and the options it is built with.
+func programKey(e Executor, wp *wireProgram) (string, error) {
+	var b bytes.Buffer
+	if err := gob.NewEncoder(&b).Encode(wp); err != nil {
+		return "", fmt.Errorf("%w: encoding a program: %v", ErrWorker, err)
+	}
+	h := sha256.New()
+	h.Write([]byte(configOf(e)))
+	h.Write(b.Bytes())
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// argv is the worker's command line.
+func (e Executor) argv() ([]string, error) {
+	if len(e.Command) > 0 {
+		return e.Command, nil
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return nil, fmt.Errorf("%w: locating this binary: %v", ErrWorker, err)
+	}
+	return []string{self, WorkerArg}, nil
+}
+
+// request returns a request of kind carrying e's build options.
+func (e Executor) request(kind string) request {
+	return request{Kind: kind, CC: e.Options.CC, Cache: e.Options.CacheDir, Mode: e.Options.Mode,
+		CompileTimeout: e.Options.CompileTimeout, Runtime: e.Options.Runtime, CXX: e.Options.CXX, TorchThreads: e.Options.TorchThreads}
+}
+
+func (e Executor) timeout() time.Duration {
+	if e.Timeout == 0 {
+		return DefaultTimeout
+	}
+	return e.Timeout
+}
+
+// check records e's configuration as the pool's, or refuses a different
+// one.
+func (pl *Pool) check(e Executor) error {
+	c := configOf(e)
+	pl.mu.Lock()
+	defer pl.mu.Unlock()
+	if pl.closed {
+		return native.ErrClosed
+	}
+	if pl.config == "" {
+		pl.config = c
+	} else if pl.config != c {
+		return fmt.Errorf("%w: a Pool serves one executor configuration; give each executor its own", harness.ErrExecutor)
+	}
+	return nil
+}
+
+// startWorker starts a worker for e; main says whether it becomes the
+// pool's shared worker.
+func (pl *Pool) startWorker(ctx context.Context, e Executor, main bool) (*poolWorker, error) {
+	argv, err := e.argv()
+	if err != nil {
+		return nil, err
+	}
+	w, err := startWorker(ctx, argv, e.Env, helloTimeout)
+	if err != nil {
+		return nil, err
+	}
+	pw := &poolWorker{w: w, sem: make(chan struct{}, 1), held: map[string]*pmember{}, members: map[*pmember]bool{}}
+	pl.mu.Lock()
+	defer pl.mu.Unlock()
+	if pl.closed {
+		go w.stop(time.Second)
+		return nil, native.ErrClosed
+	}
+	pl.workers = append(pl.workers, pw)
+	if main {
+		pl.main = pw
+	}
+	return pw, nil
+}
+
+// mainWorker returns the shared worker, starting one when there is none.
+func (pl *Pool) mainWorker(ctx context.Context, e Executor) (*poolWorker, error) {
+	pl.mu.Lock()
+	pw := pl.main
+	pl.mu.Unlock()
+	if pw != nil {
+		return pw, nil
+	}
+	return pl.startWorker(ctx, e, true)
+}
+
+// retire forgets a dead worker.
+func (pl *Pool) retire(pw *poolWorker) {
+	pl.mu.Lock()
+	defer pl.mu.Unlock()
+	pw.dead = true
+	if pl.main == pw {
+		pl.main = nil
+	}
+	for i, x := range pl.workers {
+		if x == pw {
+			pl.workers = append(pl.workers[:i], pl.workers[i+1:]...)
+			break
+		}
+	}
+}
+
+// exchange sends req to pw (with the pending drops) and reads the
+// response, one exchange at a time. A worker that fails is retired.
+func (pl *Pool) exchange(ctx context.Context, pw *poolWorker, timeout time.Duration, req *request, resp *response) error {
+	select {
+	case pw.sem <- struct{}{}:
+	case <-ctx.Done():
+		return fmt.Errorf("%w: the native worker was busy until this case's deadline: %w", harness.ErrNotRun, ctx.Err())
+	}
+	defer func() { <-pw.sem }()
+	pl.mu.Lock()
+	if pw.dead {
+		pl.mu.Unlock()
+		return errWorkerGone
+	}
+	req.Drop, pw.drop = pw.drop, nil
+	pl.mu.Unlock()
+	if err := pw.w.exchange(ctx, timeout, req, resp); err != nil {
+		pl.retire(pw)
+		return err
+	}
+	return nil
+}
+
+// errWorkerGone: the worker died (for another call) before this exchange.
+var errWorkerGone = errors.New("the native worker is gone")
+
+// prepareIn prepares the program wp (key) alone in pw.
+func (pl *Pool) prepareIn(ctx context.Context, e Executor, pw *poolWorker, key string, wp *wireProgram) (*pmember, error) {
+	pl.mu.Lock()
+	pl.nextID++
+	m := &pmember{id: pl.nextID, key: key}
+	pl.mu.Unlock()
+	req := e.request(reqPrepare)
+	req.ID, req.Program = m.id, wp
+	var resp response
+	if err := pl.exchange(ctx, pw, 0, &req, &resp); err != nil {
+		return nil, err
+	}
+	if resp.Err != nil {
+		return nil, decodeError(resp.Err)
+	}
+	m.info, m.src = resp.Info, resp.Source
+	pl.mu.Lock()
+	defer pl.mu.Unlock()
+	if old := pw.held[key]; old != nil && old.handles == 0 {
+		pw.drop = append(pw.drop, old.id)
+		delete(pw.members, old)
+	}
+	pw.held[key] = m
+	pw.members[m] = true
+	return m, nil
+}
+
+// Prebuild builds the programs ps in the pool's worker with one compiler
+// run (see Pool), so that preparing them later costs no compile. Programs
+// the worker already holds are skipped; programs it holds that no
+// Prepared uses are released. Prebuild is an optimisation: when it fails
+// the programs are prepared singly as usual, so the error may be ignored.
+// Without a Pool it does nothing.
+func (e Executor) Prebuild(ctx context.Context, ps []*ir.Program) error {
+	pl := e.Pool
+	if pl == nil || len(ps) == 0 {
+		return nil
+	}
+	if err := pl.check(e); err != nil {
+		return err
+	}
+	pw, err := pl.mainWorker(ctx, e)
+	if err != nil {
+		return err
+	}
+	req := e.request(reqBuild)
+	var keys []string
+	seen := map[string]bool{}
+	pl.mu.Lock()
+	for m := range pw.members {
+		if m.handles == 0 {
+			pw.drop = append(pw.drop, m.id)
+			delete(pw.members, m)
+			if pw.held[m.key] == m {
+				delete(pw.held, m.key)
+			}
+		}
+	}
+	pl.mu.Unlock()
+	for _, p := range ps {
+		wp, err := encodeProgram(p)
+		if err != nil {
+			return err
+		}
+		key, err := programKey(e, wp)
+		if err != nil {
+			return err
+		}
+		pl.mu.Lock()
+		_, have := pw.held[key]
+		pl.mu.Unlock()
+		if have || seen[key] {
+			continue
+		}
+		seen[key] = true
+		pl.mu.Lock()
+		pl.nextID++
+		req.IDs = append(req.IDs, pl.nextID)
+		pl.mu.Unlock()
+		req.Programs = append(req.Programs, wp)
+		keys = append(keys, key)
+	}
+	if len(keys) == 0 {
+		return nil
+	}
+	var resp response
+	if err := pl.exchange(ctx, pw, 0, &req, &resp); err != nil {
+		return err
+	}
+	if resp.Err != nil {
+		return decodeError(resp.Err)
+	}
+	if len(resp.Members) != len(keys) {
+		return fmt.Errorf("%w: a build of %d programs answered %d", ErrWorker, len(keys), len(resp.Members))
+	}
+	pl.mu.Lock()
+	defer pl.mu.Unlock()
+	for i, key := range keys {
+		r := resp.Members[i]
+		m := &pmember{id: req.IDs[i], key: key, err: r.Err, info: r.Info, src: r.Source}
+		pw.held[key] = m
+		pw.members[m] = true
+	}
+	return nil
+}
+
+// preparePooled is Executor.Prepare with a Pool.
+func (e Executor) preparePooled(ctx context.Context, p *ir.Program) (harness.Prepared, error) {
+	pl := e.Pool
+	if err := pl.check(e); err != nil {
+		return nil, err
+	}
+	wp, err := encodeProgram(p)
+	if err != nil {
+		return nil, err
+	}
+	key, err := programKey(e, wp)
+	if err != nil {
+		return nil, err
+	}
+	pw, err := pl.mainWorker(ctx, e)
+	if err != nil {
+		return nil, err
+	}
+	pl.mu.Lock()
+	m := pw.held[key]
+	pl.mu.Unlock()
+	if m == nil {
+		if m, err = pl.prepareIn(ctx, e, pw, key, wp); err != nil {
+			return nil, err
+		}
+	}
+	if m.err != nil {
+		return nil, decodeError(m.err)
+	}
+	h := &pooled{e: e, pl: pl, key: key, wp: wp}
+	pl.mu.Lock()
+	h.attach(pw, m)
+	pl.mu.Unlock()
+	return h, nil
+}
+
+// pooled is a program prepared in a Pool.
+type pooled struct {
+	e   Executor
+	pl  *Pool
+	key string
+	wp  *wireProgram
+
+	// Guarded by pl.mu.
+	pw     *poolWorker
+	m      *pmember
+	closed bool
+	info   native.BuildInfo // the last member's, kept after Close
+	src    []byte
+	// log is the calls since the program's (virtual) worker of its own
+	// started, which a call run again alone replays first; logIn is the
+	// worker they all ran in, nil when they ran in several.
+	log   []*request
+	logIn *poolWorker
+}
+
+// attach makes pw's member m the handle's program. The caller holds pl.mu.
+func (h *pooled) attach(pw *poolWorker, m *pmember) {
+	h.pw, h.m = pw, m
+	h.info, h.src = m.info, m.src
+	pw.handles++
+	m.handles++
+}
+
+// detach undoes attach, releasing the member (and stopping a worker of
+// no use) when nothing else uses it. The caller holds pl.mu; a worker to
+// stop is returned.
+func (h *pooled) detach() *poolWorker {
+	pw, m := h.pw, h.m
+	if pw == nil {
+		return nil
+	}
+	h.pw, h.m = nil, nil
+	pw.handles--
+	m.handles--
+	if m.handles == 0 && !pw.dead {
+		pw.drop = append(pw.drop, m.id)
+		delete(pw.members, m)
+		if pw.held[m.key] == m {
+			delete(pw.held, m.key)
+		}
+	}
+	if pw.handles == 0 && pw != h.pl.main && !pw.dead {
+		pw.dead = true
+		for i, x := range h.pl.workers {
+			if x == pw {
+				h.pl.workers = append(h.pl.workers[:i], h.pl.workers[i+1:]...)
+				break
+			}
+		}
+		return pw
+	}
+	return nil
+}
+
+// Run runs fn in the program's worker (see Pool for crashes and
+// timeouts).
+func (h *pooled) Run(ctx context.Context, fn string, inputs map[string]*tensor.Tensor) (harness.Outcome, error) {
+	out := harness.Outcome{Path: h.e.Name()}
+	h.pl.mu.Lock()
+	pw, closed := h.pw, h.closed
+	h.pl.mu.Unlock()
+	if closed {
+		return out, native.ErrClosed
+	}
+	if pw == nil || pw.isDead(h.pl) {
+		// The worker died for another call: prepare the program again in
+		// the shared worker.
+		npw, err := h.pl.mainWorker(ctx, h.e)
+		if err == nil {
+			err = h.reattach(ctx, npw)
+		}
+		if err != nil {
+			return out, fmt.Errorf("restarting the native worker: %w", err)
+		}
+		pw = npw
+	}
+	req := &request{Kind: reqRun, Func: fn, Inputs: encodeTensors(inputs)}
+	var resp response
+	err := h.pl.exchange(ctx, pw, h.e.timeout(), h.withID(req), &resp)
+	if errors.Is(err, errWorkerGone) {
+		return h.Run(ctx, fn, inputs)
+	}
+	if lost(ctx, err) {
+		if !h.faithful(pw) {
+			// Other programs' calls ran in this worker, or this program's
+			// earlier calls ran elsewhere: run the call again as it would
+			// have run in a worker of the program's own.
+			return h.alone(ctx, req)
+		}
+		h.forget()
+		return out, err
+	}
+	if err == nil {
+		h.record(pw, req)
+	}
+	return finish(out, resp, err)
+}
+
+// lost reports whether err is a crash or a timeout of the worker (not
+// the end of ctx).
+func lost(ctx context.Context, err error) bool {
+	return (errors.Is(err, ErrCrashed) || errors.Is(err, ErrTimedOut)) && ctx.Err() == nil
+}
+
+// withID sets req's program ID to the handle's current one.
+func (h *pooled) withID(req *request) *request {
+	h.pl.mu.Lock()
+	defer h.pl.mu.Unlock()
+	req.ID = h.m.id
+	return req
+}
+
+// record notes that req ran in pw: the handle's call log since its
+// (virtual) worker of its own started.
+func (h *pooled) record(pw *poolWorker, req *request) {
+	h.pl.mu.Lock()
+	defer h.pl.mu.Unlock()
+	if len(h.log) == 0 {
+		h.logIn = pw
+	} else if h.logIn != pw {
+		h.logIn = nil
+	}
+	h.log = append(h.log, req)
+	if pw.ranBy == nil {
+		pw.ranBy = h
+	} else if pw.ranBy != h {
+		pw.mixed = true
+	}
+}
+
+// forget empties the call log: the call crashed or hung where the
+// program's own worker would have, and that worker would now be a new
+// one.
+func (h *pooled) forget() {
+	h.pl.mu.Lock()
+	defer h.pl.mu.Unlock()
+	h.log, h.logIn = nil, nil
+}
+
+// faithful reports whether what happened in pw is what would have
+// happened in a worker of the program's own: only its calls ran there, and
+// all its logged calls did.
+func (h *pooled) faithful(pw *poolWorker) bool {
+	h.pl.mu.Lock()
+	defer h.pl.mu.Unlock()
+	if pw.mixed || (pw.ranBy != nil && pw.ranBy != h) {
+		return false
+	}
+	return len(h.log) == 0 || h.logIn == pw
+}
+
+// finish turns a run's response into its outcome.
+func finish(out harness.Outcome, resp response, err error) (harness.Outcome, error) {
+	if err != nil {
+		return out, err
+	}
+	if resp.Path != "" {
+		out.Path = resp.Path
+	}
+	if resp.Err != nil {
+		return out, decodeError(resp.Err)
+	}
+	outputs, err := decodeTensors(resp.Outputs)
+	if err != nil {
+		return out, err
+	}
+	out.Outputs = outputs
+	return out, nil
+}
+
+func (pw *poolWorker) isDead(pl *Pool) bool {
+	pl.mu.Lock()
+	defer pl.mu.Unlock()
+	return pw.dead
+}
+
+// reattach prepares the program in pw (unless pw holds it) and moves the
+// handle there.
+func (h *pooled) reattach(ctx context.Context, pw *poolWorker) error {
+	h.pl.mu.Lock()
+	m := pw.held[h.key]
+	h.pl.mu.Unlock()
+	if m == nil || m.err != nil {
+		var err error
+		if m, err = h.pl.prepareIn(ctx, h.e, pw, h.key, h.wp); err != nil {
+			return err
+		}
+	}
+	h.pl.mu.Lock()
+	stop := h.detach()
+	h.attach(pw, m)
+	h.pl.mu.Unlock()
+	if stop != nil {
+		go stop.w.stop(time.Second)
+	}
+	return nil
+}
+
+// alone runs req as it would run in a worker of the program's own: in a
+// fresh worker that holds only this program, after the calls the
+// program's own worker would have served before it (the call log). The
+// handle keeps using that worker.
+func (h *pooled) alone(ctx context.Context, req *request) (harness.Outcome, error) {
+	out := harness.Outcome{Path: h.e.Name()}
+	pw, err := h.pl.startWorker(ctx, h.e, false)
+	if err != nil {
+		return out, fmt.Errorf("restarting the native worker: %w", err)
+	}
+	if err := h.reattach(ctx, pw); err != nil {
+		h.pl.mu.Lock()
+		unused := pw.handles == 0
+		h.pl.mu.Unlock()
+		if unused {
+			h.pl.retire(pw)
+			go pw.w.stop(time.Second)
+		}
+		return out, fmt.Errorf("restarting the native worker: %w", err)
+	}
+	h.pl.mu.Lock()
+	log := h.log
+	h.log, h.logIn = nil, nil
+	h.pl.mu.Unlock()
+	var resp response
+	for _, r := range append(log, req) {
+		resp = response{}
+		err = h.pl.exchange(ctx, pw, h.e.timeout(), h.withID(r), &resp)
+		if err != nil {
+			if lost(ctx, err) {
+				h.forget()
+			}
+			return out, err
+		}
+		h.record(pw, r)
+	}
+	return finish(out, resp, nil)
+}
+
+// Close releases the program (a worker of its own is stopped).
+func (h *pooled) Close() error {
+	h.pl.mu.Lock()
+	if h.closed {
+		h.pl.mu.Unlock()
+		return nil
+	}
+	h.closed = true
+	h.log, h.logIn = nil, nil
+	stop := h.detach()
+	h.pl.mu.Unlock()
+	if stop != nil {
+		stop.w.stop(time.Second)
+	}
+	return nil
+}
+
+// Source returns the C the worker generated and built.
+func (h *pooled) Source() []byte {
+	h.pl.mu.Lock()
+	defer h.pl.mu.Unlock()
+	return append([]byte(nil), h.src...)
+}
+
+// Info returns how the worker built the program.
+func (h *pooled) Info() native.BuildInfo {
+	h.pl.mu.Lock()
+	defer h.pl.mu.Unlock()
+	return h.info
+}
+
+var _ harness.NativePrepared = (*pooled)(nil)
