@@ -551,3 +551,69 @@ func safeRun(ctx context.Context, p harness.Prepared, fn string, inputs map[stri
 	o, err := p.Run(ctx, fn, own)
 	return o.Outputs, err
 }
+
+// Prebuilder is an executor that can build several programs at once
+// ahead of their Prepare (isolate.Executor with a Pool: one compiler run
+// and one library for all of them). Prebuild is only an optimisation: a
+// program it did not build, or failed to, is prepared as usual, and what
+// a program gives does not depend on whether it was prebuilt.
+type Prebuilder interface {
+	Prebuild(ctx context.Context, ps []*ir.Program) error
+}
+
+// Prebuild has every executor that is a Prebuilder build the programs
+// srcs and the metamorphic variants Check would run of them, so that
+// checking them afterwards costs no compile each. Sources that do not
+// check are skipped (Check reports them). The error is the first
+// executor's that failed; it may be ignored, Check then builds each
+// program itself.
+func (c *Checker) Prebuild(ctx context.Context, srcs [][]byte) error {
+	var pbs []Prebuilder
+	for _, e := range c.Executors {
+		if pb, ok := e.(Prebuilder); ok {
+			pbs = append(pbs, pb)
+		}
+	}
+	if len(pbs) == 0 {
+		return nil
+	}
+	var ps []*ir.Program
+	// The names are Check's and checkVariants': a program's file name is
+	// part of its IR, so of what is built.
+	lower := func(name string, src []byte) (*program.File, bool) {
+		f, err := program.Parse(name, src)
+		if err != nil {
+			return nil, false
+		}
+		p, err := program.Lower(f)
+		if err != nil {
+			return nil, false
+		}
+		ps = append(ps, p)
+		return f, true
+	}
+	for _, src := range srcs {
+		f, ok := lower("fuzz.rx", src)
+		if !ok || c.Metamorphic <= 0 {
+			continue
+		}
+		seed := uint64(harness.DefaultScenarioSeed)
+		if f.HasSeed {
+			seed = f.Seed
+		}
+		vs, err := Variants(src, seed, c.Metamorphic)
+		if err != nil {
+			continue
+		}
+		for _, v := range vs {
+			lower("emi.rx", v.Source)
+		}
+	}
+	var first error
+	for _, pb := range pbs {
+		if err := pb.Prebuild(ctx, ps); err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}

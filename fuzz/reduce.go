@@ -74,6 +74,21 @@ func ReduceFinding(ctx context.Context, src []byte, f Finding, c *Checker) ([]by
 // ctx.Err(); when the budget is spent, with an error wrapping ErrBudget.
 // src must check (ErrProgram otherwise).
 func (r Reducer) Reduce(ctx context.Context, src []byte, stillFails func(context.Context, []byte) bool) ([]byte, ReduceStats, error) {
+	return r.reduce(ctx, src, stillFails, nil)
+}
+
+// maxAhead bounds how many candidates a reduction builds ahead at once.
+const maxAhead = 16
+
+// reduce is Reduce; when prebuild is not nil it is handed, before a
+// candidate that was not handed to it is tested, the candidates that will
+// be tested next if the reduction goes as predicted (Checker.Prebuild
+// builds them with one compiler run): each candidate kept when most
+// candidates so far were, else each one rejected. How many adapts: twice
+// as many as last time when every candidate of the last window was
+// tested, else two, up to maxAhead. Which candidates are tested, and so
+// the result, does not depend on it.
+func (r Reducer) reduce(ctx context.Context, src []byte, stillFails func(context.Context, []byte) bool, prebuild func(context.Context, [][]byte)) ([]byte, ReduceStats, error) {
 	var st ReduceStats
 	start := time.Now()
 	if _, err := program.Parse("fuzz.rx", src); err != nil {
@@ -114,9 +129,12 @@ func (r Reducer) Reduce(ctx context.Context, src []byte, stillFails func(context
 			cur = src // the canonical form lost the failure (it should not): reduce from the original's form
 		}
 	}
+	built := map[string]bool{} // candidates handed to prebuild
+	window := 1
+	var last map[string]bool // the last window's candidates not yet tested
 	for progress := true; progress; {
 		progress = false
-		for _, pass := range passes {
+		for pi, pass := range passes {
 			for k := 0; ; {
 				if ctx.Err() != nil {
 					st.Elapsed = time.Since(start)
@@ -128,6 +146,20 @@ func (r Reducer) Reduce(ctx context.Context, src []byte, stillFails func(context
 				}
 				st.Tries++
 				if cand != nil && !bytes.Equal(cand, cur) && checks(cand) {
+					if prebuild != nil && !built[string(cand)] {
+						window = min(2*window, maxAhead)
+						if len(last) > 0 {
+							window = 2 // a misprediction
+						}
+						next := ahead(cur, pi, k, window, 2*st.Accepted >= st.Tested)
+						last = map[string]bool{}
+						for _, c := range next {
+							built[string(c)] = true
+							last[string(c)] = true
+						}
+						prebuild(ctx, next)
+					}
+					delete(last, string(cand))
 					fails, err := test(cand)
 					if err != nil {
 						st.Elapsed = time.Since(start)
@@ -151,6 +183,29 @@ func (r Reducer) Reduce(ctx context.Context, src []byte, stillFails func(context
 	}
 	st.Elapsed = time.Since(start)
 	return cur, st, nil
+}
+
+// ahead returns up to n candidates that check, in the order the reduction
+// tests them from pass passes[pi], edit k on, when each is kept (keep) or
+// each is rejected.
+func ahead(cur []byte, pi, k, n int, keep bool) [][]byte {
+	var out [][]byte
+	for tries := 0; pi < len(passes) && len(out) < n && tries < 4*n; tries++ {
+		cand, count := applyEdit(cur, passes[pi], k)
+		if k >= count {
+			pi, k = pi+1, 0
+			continue
+		}
+		if cand != nil && !bytes.Equal(cand, cur) && checks(cand) {
+			out = append(out, cand)
+			if keep {
+				cur = cand
+				continue // the same index now names the next site
+			}
+		}
+		k++
+	}
+	return out
 }
 
 // stopped is the error of a reduction whose context ended: the budget's
@@ -198,14 +253,21 @@ func compact(src []byte) []byte {
 func (r Reducer) ReduceFinding(ctx context.Context, src []byte, f Finding, c *Checker) ([]byte, ReduceStats, error) {
 	sig := f.Signature()
 	only := c.only(f.Executor)
-	return r.Reduce(ctx, src, func(ctx context.Context, cand []byte) bool {
+	if f.Kind != KindMetamorphic {
+		// Only a metamorphic finding comes from the variants: without
+		// them a candidate fails the same way, and costs half the builds.
+		only.Metamorphic = 0
+	}
+	return r.reduce(ctx, src, func(ctx context.Context, cand []byte) bool {
 		rep, err := only.Check(ctx, cand)
 		return err == nil && rep.Has(sig)
+	}, func(ctx context.Context, cands [][]byte) {
+		_ = only.Prebuild(ctx, cands) // an optimisation: a failed build means each candidate builds alone
 	})
 }
 
-// only returns a copy of c whose executors are those named name, or c
-// itself when none is (a finding of the reference).
+// only returns a copy of c whose executors are those named name, or all
+// of c's when none is (a finding of the reference).
 func (c *Checker) only(name string) *Checker {
 	var keep []harness.Executor
 	for _, e := range c.Executors {
@@ -213,11 +275,10 @@ func (c *Checker) only(name string) *Checker {
 			keep = append(keep, e)
 		}
 	}
-	if len(keep) == 0 {
-		return c
-	}
 	d := *c
-	d.Executors = keep
+	if len(keep) > 0 {
+		d.Executors = keep
+	}
 	return &d
 }
 

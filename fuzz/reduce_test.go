@@ -3,6 +3,7 @@ package fuzz_test
 import (
 	"context"
 	"errors"
+	"slices"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -71,6 +72,44 @@ var _ = Describe("Reduce", func() {
 		Expect(f.Funcs).To(HaveLen(1))
 		Expect(f.Funcs[0].Name).To(Equal(finding.Func))
 		Expect(f.Batches).To(Equal([]int{1}))
+	})
+
+	It("builds the candidates it tests ahead, in batches, and reduces to the same program as without", func() {
+		sk := skewed{name: "skewed", delta: 0.01, trigger: hasTanhOfRank2}
+		pb := &prebuildingSkewed{skewed: sk}
+		c := &fuzz.Checker{Executors: []harness.Executor{pb}, Metamorphic: 1}
+		var finding fuzz.Finding
+		p := firstSeed(big, func(p fuzz.Program) bool {
+			rep, err := c.Check(ctx, p.Source)
+			if err != nil || rep.OK() || fuzz.CountStmts(p.Source) < 20 {
+				return false
+			}
+			finding = rep.Findings[0]
+			return true
+		})
+		pb.prebuilt, pb.prepared, pb.builds = nil, nil, nil
+		small, st, err := fuzz.ReduceFinding(ctx, p.Source, finding, c)
+		Expect(err).NotTo(HaveOccurred())
+		plain := &fuzz.Checker{Executors: []harness.Executor{sk}, Metamorphic: 1}
+		want, _, err := fuzz.ReduceFinding(ctx, p.Source, finding, plain)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(string(small)).To(Equal(string(want)))
+
+		Expect(pb.prepared).To(HaveLen(st.Tested), "no variants: a mismatch cannot come from them")
+		prebuilt := map[string]bool{}
+		for _, s := range pb.prebuilt {
+			prebuilt[s] = true
+		}
+		missed := 0
+		for _, s := range pb.prepared {
+			if !prebuilt[s] {
+				missed++
+			}
+		}
+		Expect(missed).To(BeNumerically("<=", 1), "only the canonical form of the input is tested unbuilt")
+		GinkgoWriter.Printf("tested %d accepted %d builds %v\n", st.Tested, st.Accepted, pb.builds)
+		Expect(len(pb.builds)).To(BeNumerically("<", st.Tested/2), "candidates are built several at a time")
+		Expect(slices.Max(pb.builds)).To(BeNumerically("<=", 16))
 	})
 
 	It("runs candidates only through the executor that disagreed", func() {
