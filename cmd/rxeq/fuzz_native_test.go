@@ -1,11 +1,15 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
+	"strings"
+	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -117,5 +121,59 @@ exec cc "$@"
 		Expect(string(red)).To(ContainSubstring("Tanh("))
 		Expect(fuzz.CountStmts(red)).To(BeNumerically("<=", 3))
 		Expect(fuzz.CountStmts(red)).To(BeNumerically("<", fuzz.CountStmts(mustRead(filepath.Join(out, "seed-1.rx")))))
+	})
+})
+
+// This spec fuzzes native code built with a fault that has state (package
+// isolate's testdata/fault_count.c): Tanh segfaults once the worker
+// process has computed 3000 of them. So a program crashes exactly when
+// the Tanh elements computed before in its process add up: in its own
+// worker, only when its own calls do; in a worker shared with other
+// programs, also after theirs. The findings must be those of a worker per
+// program, however the programs are batched and spread.
+var _ = Describe("fuzz with native programs sharing workers and builds", Label("native"), func() {
+	It("finds what a worker per program finds, whatever the batching and parallelism", func() {
+		dir := GinkgoT().TempDir()
+		obj := filepath.Join(dir, "fault_count.o")
+		msg, err := exec.Command("cc", "-c", "-fPIC", "-o", obj, "../../isolate/testdata/fault_count.c").CombinedOutput()
+		if err != nil {
+			Skip("no C compiler: " + string(msg))
+		}
+		GinkgoT().Setenv("CC", "cc -Wl,--wrap=tanh "+obj)
+		GinkgoT().Setenv("RXEQ_NATIVE_ISA", "c")
+		elapsed := regexp.MustCompile(`, [0-9.]+(ms|s|µs)\)`)
+		session := func(parallel, chunk int, own bool) (fuzzStats, string, []string) {
+			cache := filepath.Join(GinkgoT().TempDir(), "cache")
+			checker, err := buildChecker("oracle,native", nativeSetup{isolate: true, cacheDir: cache, timeout: 20 * time.Second,
+				programCC: resolveProgramCC("auto"), rtCache: cache})
+			Expect(err).NotTo(HaveOccurred())
+			checker.Metamorphic = 1
+			out := GinkgoT().TempDir()
+			r := &fuzzRun{seed: 1, count: 24, checker: checker, out: out, execList: "oracle,native", isolate: true,
+				parallel: parallel, chunk: chunk, ownWorkers: own, cfg: fuzz.Config{MaxStmts: 4, Exclude: fuzz.FeatMayFail}}
+			r.reducer.MaxTests = 2
+			var buf bytes.Buffer
+			st, err := r.loop(context.Background(), &buf, GinkgoWriter)
+			Expect(err).NotTo(HaveOccurred())
+			entries, err := os.ReadDir(out)
+			Expect(err).NotTo(HaveOccurred())
+			var names []string
+			for _, e := range entries {
+				names = append(names, e.Name())
+			}
+			st.elapsed = 0
+			return st, strings.ReplaceAll(elapsed.ReplaceAllString(buf.String(), ", T)"), out, "DIR"), names
+		}
+		stOwn, outOwn, filesOwn := session(1, 1, true)
+		GinkgoWriter.Printf("own workers: %+v\n", stOwn)
+		Expect(stOwn.findings).To(BeNumerically(">", 0), "some programs compute many Tanh")
+		Expect(stOwn.findings).To(BeNumerically("<", stOwn.programs), "some programs compute few")
+		Expect(outOwn).To(ContainSubstring("native crashed: signal SIGSEGV"))
+		for _, c := range []struct{ parallel, chunk int }{{1, 8}, {2, 5}} {
+			st, out, files := session(c.parallel, c.chunk, false)
+			Expect(st).To(Equal(stOwn), "parallel %d, chunk %d", c.parallel, c.chunk)
+			Expect(out).To(Equal(outOwn), "parallel %d, chunk %d", c.parallel, c.chunk)
+			Expect(files).To(Equal(filesOwn))
+		}
 	})
 })

@@ -1,0 +1,63 @@
+package main
+
+import (
+	"context"
+	"io"
+	"os/exec"
+	"runtime"
+	"testing"
+	"time"
+)
+
+// BenchmarkFuzz measures `rxeq fuzz` throughput in programs per second,
+// in one run so that the numbers compare: oracle+fallback alone, then
+// with the native executor in workers as `rxeq fuzz` runs it (a pooled
+// worker per goroutine, programs built in chunks of fuzzChunk), and the
+// way it ran before pools (a worker and a compiler run per program and per
+// variant). It reports each rate and native's share of oracle+fallback's
+// rate.
+//
+//	go test ./cmd/rxeq -run '^$' -bench Fuzz -benchtime 3x
+func BenchmarkFuzz(b *testing.B) {
+	if _, err := exec.LookPath("cc"); err != nil {
+		b.Skip("no C compiler")
+	}
+	const programs = 64
+	session := func(execs string, own bool) time.Duration {
+		b.Helper()
+		cache, cleanup, err := fuzzCache()
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer cleanup()
+		checker, err := buildChecker(execs, nativeSetup{isolate: true, cacheDir: cache, timeout: defaultFuzzTimeout,
+			programCC: resolveProgramCC("auto"), rtCache: runtimeCache()})
+		if err != nil {
+			b.Fatal(err)
+		}
+		checker.Metamorphic = 1
+		r := &fuzzRun{seed: 1, count: programs, checker: checker, out: b.TempDir(), execList: execs, isolate: true,
+			parallel: runtime.GOMAXPROCS(0), ownWorkers: own}
+		st, err := r.loop(context.Background(), io.Discard, io.Discard)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if st.programs != programs {
+			b.Fatalf("%d programs ran, want %d", st.programs, programs)
+		}
+		return st.elapsed
+	}
+	session("oracle,fallback,native", false) // the runtime library, built once
+	var base, native, own time.Duration
+	for b.Loop() {
+		base += session("oracle,fallback", false)
+		native += session("oracle,fallback,native", false)
+		own += session("oracle,fallback,native", true)
+	}
+	rate := func(d time.Duration) float64 { return float64(programs*b.N) / d.Seconds() }
+	b.ReportMetric(rate(base), "oracle+fallback-programs/s")
+	b.ReportMetric(rate(native), "native-programs/s")
+	b.ReportMetric(rate(own), "native-worker-per-program-programs/s")
+	b.ReportMetric(rate(native)/rate(base), "native/oracle+fallback")
+	b.ReportMetric(0, "ns/op")
+}
