@@ -18,7 +18,10 @@
 //
 // Executors are harness.Executor values, so the native backend, a
 // crash-isolating wrapper or a deliberately perturbed test executor plug in
-// through Checker.Executors without changes here.
+// through Checker.Executors without changes here. An executor that is also
+// a Prebuilder (the isolated native backend with an isolate.Pool) can be
+// handed a batch of programs ahead of their checks (Checker.Prebuild), so
+// that one compiler run builds them all; nothing else depends on it.
 //
 // # Generated programs
 //

@@ -31,10 +31,11 @@ type ReduceStats struct {
 }
 
 // A Reducer bounds a reduction. Every candidate costs a full check of the
-// program, which is about half a second with the native backend (a C
-// compile), so `rxeq fuzz` reduces each finding within a budget and
-// saves the smallest program found when it is spent. The zero Reducer
-// has no bound.
+// program, which with the native backend includes a C compile (a few
+// milliseconds with tcc and candidates built several at once, see
+// ReduceFinding; a tenth of a second or more with gcc alone), so `rxeq
+// fuzz` reduces each finding within a budget and saves the smallest
+// program found when it is spent. The zero Reducer has no bound.
 type Reducer struct {
 	// MaxTests stops the reduction after this many candidates were run
 	// through stillFails; 0 means no bound.
@@ -249,7 +250,9 @@ func compact(src []byte) []byte {
 // candidate still fails when c.Check reports a finding with f's
 // signature. Candidates run only through the executor f names (and the
 // reference): a fallback finding does not pay for a C compile per
-// candidate because native is also in c.
+// candidate because native is also in c. When that executor is a
+// Prebuilder, the candidates the reduction expects to test next are
+// built together ahead of their checks (see Checker.Prebuild).
 func (r Reducer) ReduceFinding(ctx context.Context, src []byte, f Finding, c *Checker) ([]byte, ReduceStats, error) {
 	sig := f.Signature()
 	only := c.only(f.Executor)

@@ -40,6 +40,12 @@
 // that names the call holding the worker ("not run: the native worker was
 // busy with s/f/b4/native (running for 30s) until this case's deadline"),
 // and the harness reports that case as not run rather than as a timeout.
-// The worker is restarted by the next call that gets it. This
-// is Linux/Unix-only code (process groups, dup2).
+// The worker is restarted by the next call that gets it.
+//
+// An Executor with a Pool (for the fuzzer and the reducer, which prepare
+// thousands of small programs) keeps one worker alive across programs
+// instead: the worker holds any number of programs, Executor.Prebuild
+// builds several with one compiler run (native.CompileBatch), and a crash
+// or a timeout is still attributed as with a worker per program (see
+// Pool). This is Linux/Unix-only code (process groups, dup2).
 package isolate

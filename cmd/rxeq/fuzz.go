@@ -91,7 +91,7 @@ func cmdFuzz(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&r.cfg.MaxExprDepth, "max-expr-depth", 0, "deepest expression (default 3)")
 	features := fs.String("features", "", "the exact feature set of every program, e.g. tanh,matmul,for (default: each program draws its own)")
 	exclude := fs.String("exclude", "", "features no program uses, e.g. softmax,exp")
-	fs.DurationVar(&r.reducer.MaxTime, "reduce-time", time.Minute, "time budget for reducing one finding (0: none); a native candidate costs a C compile (tcc: tens of ms; cc: about 0.1-0.3 s)")
+	fs.DurationVar(&r.reducer.MaxTime, "reduce-time", time.Minute, "time budget for reducing one finding (0: none); a native candidate costs a C compile (tcc, several candidates at once: a few ms; cc: 0.1 s or more)")
 	fs.IntVar(&r.reducer.MaxTests, "reduce-tests", 0, "most candidate programs tested while reducing one finding (0: no bound)")
 	timeout := fs.Duration("timeout", defaultFuzzTimeout, "with --isolate, a native run taking longer is killed and reported as a finding")
 	noise := fs.Int("noise-runs", fuzz.DefaultNoiseRuns, "oracle runs rounding to float32 that measure how far rounding can move an output that disagrees (0: none, plain tolerance)")
