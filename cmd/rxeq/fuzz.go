@@ -436,6 +436,21 @@ func slotChecker(c *fuzz.Checker) (*fuzz.Checker, func()) {
 	}
 }
 
+// reduceChecker is the checker that reduces f: pooled, a slot's checker
+// with a worker reused by every candidate, or, for a crash or a timeout,
+// own, whose executors start a worker per candidate. A candidate that
+// still crashes would crash a shared worker, and its call would then run
+// again alone in a new one (isolate.Pool), so sharing would only add a
+// worker and a build to nearly every candidate.
+func reduceChecker(f fuzz.Finding, pooled, own *fuzz.Checker) *fuzz.Checker {
+	for _, k := range []string{f.GotKind, f.RefKind} {
+		if strings.HasPrefix(k, isolate.ErrCrashed.Error()) || strings.HasPrefix(k, isolate.ErrTimedOut.Error()) {
+			return own
+		}
+	}
+	return pooled
+}
+
 // one checks program i (p) with c and, when it disagrees, reduces and
 // saves it.
 func (r *fuzzRun) one(ctx context.Context, c *fuzz.Checker, i int, p fuzz.Program) outcome {
@@ -471,7 +486,7 @@ func (r *fuzzRun) progress(stderr io.Writer, st fuzzStats, d time.Duration) {
 // save reduces p keeping f, writes seed-N.rx and seed-N.reduced.rx and
 // returns the lines that announce them.
 func (r *fuzzRun) save(ctx context.Context, c *fuzz.Checker, p fuzz.Program, f fuzz.Finding) (string, error) {
-	small, stats, rerr := r.reducer.ReduceFinding(ctx, p.Source, f, c)
+	small, stats, rerr := r.reducer.ReduceFinding(ctx, p.Source, f, reduceChecker(f, c, r.checker))
 	if err := os.MkdirAll(r.out, 0o755); err != nil {
 		return "", fmt.Errorf("saving seed %d: %w", p.Seed, err)
 	}
@@ -624,6 +639,7 @@ func cmdReduce(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		return exitUsage
 	}
 	defer closeExecutors(checker.Executors)
+	own := checker
 	checker, release := slotChecker(checker) // one worker for every candidate
 	defer release()
 	checker.NoiseRuns = noiseRuns(*noise)
@@ -649,7 +665,7 @@ func cmdReduce(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	}
 	f := rep.Findings[0]
 	fmt.Fprintf(stderr, "finding: %s\n", firstLine(f.String()))
-	small, stats, err := red.ReduceFinding(ctx, src, f, checker)
+	small, stats, err := red.ReduceFinding(ctx, src, f, reduceChecker(f, checker, own))
 	if err != nil {
 		fmt.Fprintf(stderr, "rxeq reduce: %v (keeping the smallest program so far)\n", err)
 	}
