@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -186,6 +187,25 @@ var _ = Describe("an isolated executor with a Pool", Label("native"), func() {
 		Expect(got.Outputs["y"].F32[3]).To(Equal(float32(0.375)))
 		_, err = t.Run(ctx, "t", poolInput())
 		Expect(errors.Is(err, isolate.ErrCrashed)).To(BeTrue(), "%v", err)
+	})
+
+	It("times out a hung call with the timeout's text, and the other programs go on", func() {
+		e := executor("hang")
+		e.Timeout = 300 * time.Millisecond
+		e = pooled(e)
+		fp, pp := lower("p.rx", plainSrc)
+		ft, pt := lower("t.rx", tanhSrc)
+		Expect(e.Prebuild(ctx, []*ir.Program{pp, pt})).To(Succeed())
+		p := prepareProgram(e, fp, pp)
+		t := prepareProgram(e, ft, pt)
+		_, err := p.Run(ctx, "t", poolInput())
+		Expect(err).NotTo(HaveOccurred())
+		_, err = t.Run(ctx, "t", poolInput())
+		Expect(errors.Is(err, isolate.ErrTimedOut)).To(BeTrue(), "%v", err)
+		Expect(err.Error()).To(Equal("native timed out after 300ms"))
+		got, err := p.Run(ctx, "t", poolInput())
+		Expect(err).NotTo(HaveOccurred())
+		Expect(got.Outputs["y"].F32[3]).To(Equal(float32(0.375)))
 	})
 
 	It("gives a program whose batch fails to build the error it has alone, and builds the others", func() {
