@@ -10,6 +10,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/rextio/rxeq/native"
+	"github.com/rextio/rxeq/program/ir"
 	"github.com/rextio/rxeq/tensor"
 )
 
@@ -36,6 +37,15 @@ var _ = Describe("a build without cgo", func() {
 			Expect(errors.Is(err, native.ErrCompiler)).To(BeFalse())
 			Expect(err.Error()).To(Equal(reason))
 		}
+	})
+
+	It("fails CompileBatch before looking for a compiler", func() {
+		_, p := parse("boundary.rx", readTestdata("boundary.rx"))
+		opts := native.Options{CC: "/nonexistent/cc", CacheDir: suiteCache}
+		progs, _, err := native.CompileBatch(context.Background(), []*ir.Program{p, p}, opts)
+		Expect(progs).To(BeNil())
+		Expect(errors.Is(err, native.ErrUnavailable)).To(BeTrue(), "%v", err)
+		Expect(errors.Is(err, native.ErrCompiler)).To(BeFalse())
 	})
 
 	It("runs every function on the fallback in auto mode and says why", func() {
