@@ -86,6 +86,16 @@ var _ = Describe("rxeq built with CGO_ENABLED=0", Label("e2e"), Ordered, func() 
 		Expect(errOut).To(ContainSubstring("executor native: " + reason))
 	})
 
+	It("fuzzes oracle against fallback by default", func() {
+		dir := GinkgoT().TempDir()
+		code, out, errOut := run("fuzz", "--count", "3", "--out", dir)
+		Expect(code).To(Equal(0), out+errOut)
+		Expect(out + errOut).NotTo(ContainSubstring("native"))
+		code, out, errOut = run("fuzz", "--help")
+		Expect(code).To(Equal(0), errOut)
+		Expect(out).To(ContainSubstring(`(default "oracle,fallback")`))
+	})
+
 	It("still generates C and checks the locks", func() {
 		code, out, errOut := run("gen", "--func", "score", "testdata/badlock.rx")
 		Expect(code).To(Equal(0), errOut)

@@ -81,7 +81,7 @@ func cmdFuzz(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.Uint64Var(&r.seed, "seed", 1, "seed of the first program (program i has seed N+i)")
 	fs.IntVar(&r.count, "count", 0, "programs to run (default 100 without --time)")
 	fs.DurationVar(&r.limit, "time", 0, "run until this much time has passed (with --count: whichever comes first)")
-	fs.StringVar(&r.execList, "executors", "oracle,fallback,native", "comma-separated executors: oracle (the reference) and fallback, native, torch (needs libtorch), --executor names")
+	fs.StringVar(&r.execList, "executors", defaultFuzzExecutors(), "comma-separated executors: oracle (the reference) and fallback, native, torch (needs libtorch), --executor names")
 	fs.Var(&r.external, "executor", "define an external executor `NAME=COMMAND` speaking rxeq.executor/v1, to name in --executors (repeatable)")
 	fs.StringVar(&r.out, "out", "rxeq-findings", "directory for the reproducers")
 	fs.BoolVar(&r.isolate, "isolate", true, "run native code in a worker process (a crash fails that program, the run goes on)")
@@ -227,6 +227,17 @@ func resolveProgramCC(flag string) string {
 
 // buildChecker turns --executors into a checker: the oracle is always the
 // reference; at least one other executor must be listed.
+// defaultFuzzExecutors is the default of fuzz's and reduce's --executors:
+// oracle, fallback and native, or oracle and fallback in an rxeq that
+// cannot run native code (built without cgo), so that a plain `rxeq fuzz`
+// works in every build.
+func defaultFuzzExecutors() string {
+	if harness.NativeAvailable() != nil {
+		return "oracle,fallback"
+	}
+	return "oracle,fallback,native"
+}
+
 func buildChecker(list string, ns nativeSetup) (*fuzz.Checker, error) {
 	c := &fuzz.Checker{Reference: harness.OracleExecutor{}}
 	seen := map[string]bool{}
@@ -603,7 +614,7 @@ func firstLine(s string) string {
 // cmdReduce is `rxeq reduce [--executors …] [--write] FILE`.
 func cmdReduce(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("reduce", "[flags] FILE", stdout, stderr)
-	execList := fs.String("executors", "oracle,fallback,native", "comma-separated executors: oracle (the reference) and fallback, native, torch (needs libtorch), --executor names")
+	execList := fs.String("executors", defaultFuzzExecutors(), "comma-separated executors: oracle (the reference) and fallback, native, torch (needs libtorch), --executor names")
 	var external executorSpecs
 	fs.Var(&external, "executor", "define an external executor `NAME=COMMAND` speaking rxeq.executor/v1, to name in --executors (repeatable)")
 	isolated := fs.Bool("isolate", true, "run native code in a worker process")
