@@ -187,6 +187,11 @@ func (p *prepared) drop(w *worker) {
 // that case as not run instead of as a timeout of its own. A call is named
 // by harness.CaseFrom(ctx), else by its function and input shapes.
 func (p *prepared) Run(ctx context.Context, fn string, inputs map[string]*tensor.Tensor) (harness.Outcome, error) {
+	out, err := p.run(ctx, fn, inputs)
+	return out, named(p.path, err)
+}
+
+func (p *prepared) run(ctx context.Context, fn string, inputs map[string]*tensor.Tensor) (harness.Outcome, error) {
 	out := harness.Outcome{Path: p.path}
 	me := &call{name: callName(ctx, fn, inputs)}
 	queued := time.Now()

@@ -431,6 +431,11 @@ func (h *pooled) detach() *poolWorker {
 // Run runs fn in the program's worker (see Pool for crashes and
 // timeouts).
 func (h *pooled) Run(ctx context.Context, fn string, inputs map[string]*tensor.Tensor) (harness.Outcome, error) {
+	out, err := h.run(ctx, fn, inputs)
+	return out, named(h.e.Name(), err)
+}
+
+func (h *pooled) run(ctx context.Context, fn string, inputs map[string]*tensor.Tensor) (harness.Outcome, error) {
 	out := harness.Outcome{Path: h.e.Name()}
 	h.pl.mu.Lock()
 	pw, closed := h.pw, h.closed
@@ -454,7 +459,7 @@ func (h *pooled) Run(ctx context.Context, fn string, inputs map[string]*tensor.T
 	var resp response
 	err := h.pl.exchange(ctx, pw, h.e.timeout(), h.withID(req), &resp)
 	if errors.Is(err, errWorkerGone) {
-		return h.Run(ctx, fn, inputs)
+		return h.run(ctx, fn, inputs)
 	}
 	if lost(ctx, err) {
 		if !h.faithful(pw) {

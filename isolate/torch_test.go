@@ -50,7 +50,8 @@ var _ = Describe("the isolated torch executor", Label("native", "torch"), func()
 			seen[key]++
 			if key == "squash/torch" {
 				Expect(c.Status).NotTo(Equal(harness.StatusPass), c.Name())
-				Expect(c.Message).To(ContainSubstring("crashed: signal SIGSEGV"), c.Name())
+				Expect(c.Message).To(ContainSubstring(`"torch crashed: signal SIGSEGV`), c.Name())
+				Expect(c.Message).NotTo(ContainSubstring("native crashed"), c.Name())
 				Expect(c.Path).To(Equal("torch"))
 				continue
 			}
