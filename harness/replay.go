@@ -280,7 +280,7 @@ func readInput(path string, fn *program.Func, p *program.Var) (*tensor.Tensor, e
 	switch {
 	case p.Type.DType == ir.Int64 && (t.DType != tensor.Int64 || t.Rank() != 0):
 		return nil, inputErr(nil, "%s: parameter %s of %s is an int64 scalar, the file holds %s %s; save it with np.save(path, np.int64(v))",
-			path, p.Name, fn.Name, t.DType, shapeString(t.Shape))
+			path, p.Name, fn.Name, t.DType, npy.ShapeTuple(t.Shape))
 	case p.Type.DType == ir.Float32 && t.DType != tensor.Float32:
 		return nil, inputErr(nil, "%s: parameter %s of %s is float32, the file holds %s; convert it with np.save(path, a.astype(np.float32))",
 			path, p.Name, fn.Name, t.DType)
@@ -295,7 +295,7 @@ func readInput(path string, fn *program.Func, p *program.Var) (*tensor.Tensor, e
 func bindShape(path string, fn *program.Func, p *program.Var, t *tensor.Tensor, batchSym string, dims map[string]int, boundBy map[string]string) error {
 	if t.Rank() != p.Type.Rank() {
 		return inputErr(nil, "%s: parameter %s of %s is declared %s (rank %d), the file has shape %s (rank %d)",
-			path, p.Name, fn.Name, p.Type, p.Type.Rank(), shapeString(t.Shape), t.Rank())
+			path, p.Name, fn.Name, p.Type, p.Type.Rank(), npy.ShapeTuple(t.Shape), t.Rank())
 	}
 	for i, d := range p.Type.Shape {
 		got := t.Shape[i]
@@ -303,7 +303,7 @@ func bindShape(path string, fn *program.Func, p *program.Var, t *tensor.Tensor, 
 		case !d.IsSym():
 			if got != int(d.Size) {
 				return inputErr(nil, "%s: parameter %s of %s is declared %s, the file has shape %s: dimension %d is %d, not %d",
-					path, p.Name, fn.Name, p.Type, shapeString(t.Shape), i, got, d.Size)
+					path, p.Name, fn.Name, p.Type, npy.ShapeTuple(t.Shape), i, got, d.Size)
 			}
 		case d.Sym == batchSym && got < 1:
 			return inputErr(nil, "%s: parameter %s of %s: the batch dimension %s is %d; a batch needs at least one row",
@@ -311,7 +311,7 @@ func bindShape(path string, fn *program.Func, p *program.Var, t *tensor.Tensor, 
 		default:
 			if v, ok := dims[d.Sym]; ok && v != got {
 				return inputErr(nil, "%s: parameter %s of %s has shape %s: dimension %d (%s) is %d, but %s has %s = %d; all of a group's files must agree",
-					path, p.Name, fn.Name, shapeString(t.Shape), i, d.Sym, got, boundBy[d.Sym], d.Sym, v)
+					path, p.Name, fn.Name, npy.ShapeTuple(t.Shape), i, d.Sym, got, boundBy[d.Sym], d.Sym, v)
 			}
 			if _, ok := dims[d.Sym]; !ok {
 				dims[d.Sym], boundBy[d.Sym] = got, path
@@ -319,16 +319,4 @@ func bindShape(path string, fn *program.Func, p *program.Var, t *tensor.Tensor, 
 		}
 	}
 	return nil
-}
-
-// shapeString prints a shape as NumPy does: (), (3,), (2, 3).
-func shapeString(shape []int) string {
-	parts := make([]string, len(shape))
-	for i, d := range shape {
-		parts[i] = strconv.Itoa(d)
-	}
-	if len(parts) == 1 {
-		return "(" + parts[0] + ",)"
-	}
-	return "(" + strings.Join(parts, ", ") + ")"
 }

@@ -243,18 +243,7 @@ func (p *prepared) run(ctx context.Context, fn string, inputs map[string]*tensor
 		}
 		return out, err
 	}
-	if resp.Path != "" {
-		out.Path = resp.Path
-	}
-	if resp.Err != nil {
-		return out, decodeError(resp.Err)
-	}
-	outputs, err := decodeTensors(resp.Outputs)
-	if err != nil {
-		return out, err
-	}
-	out.Outputs = outputs
-	return out, nil
+	return finish(out, resp, nil)
 }
 
 // notRun is the error of a call whose ctx ended while it waited (since

@@ -80,8 +80,9 @@ func Descr(d tensor.DType) (string, error) {
 	return "", fmt.Errorf("%w: dtype %s has no .npy type", ErrUnsupported, d)
 }
 
-// shapeTuple prints a shape as a Python tuple: (), (3,), (2, 3).
-func shapeTuple(shape []int) string {
+// ShapeTuple prints a shape as a Python tuple, as NumPy prints shapes:
+// (), (3,), (2, 3).
+func ShapeTuple(shape []int) string {
 	parts := make([]string, len(shape))
 	for i, d := range shape {
 		parts[i] = strconv.Itoa(d)
@@ -108,7 +109,7 @@ func Write(w io.Writer, t *tensor.Tensor) error {
 	if err != nil {
 		return err
 	}
-	header := fmt.Sprintf("{'descr': '%s', 'fortran_order': False, 'shape': %s, }", descr, shapeTuple(t.Shape))
+	header := fmt.Sprintf("{'descr': '%s', 'fortran_order': False, 'shape': %s, }", descr, ShapeTuple(t.Shape))
 	pre := []byte(Magic + "\x01\x00\x00\x00")
 	if len(pre)+len(header)+1 > math.MaxUint16 {
 		pre = []byte(Magic + "\x02\x00\x00\x00\x00\x00")
@@ -313,11 +314,11 @@ func readData(br *bufio.Reader, h Header) (*tensor.Tensor, error) {
 		return nil, fmt.Errorf("%w: dtype %s ('%s'); rxeq reads float32 ('<f4'), float64 ('<f8') and int64 ('<i8')", ErrUnsupported, DTypeName(h.Descr), h.Descr)
 	}
 	if h.Fortran {
-		return nil, fmt.Errorf("%w: Fortran-order (column-major) array of shape %s; save it in C order: np.save(path, np.ascontiguousarray(a))", ErrUnsupported, shapeTuple(h.Shape))
+		return nil, fmt.Errorf("%w: Fortran-order (column-major) array of shape %s; save it in C order: np.save(path, np.ascontiguousarray(a))", ErrUnsupported, ShapeTuple(h.Shape))
 	}
 	n, ok := tensor.CheckedNumElements(h.Shape)
 	if !ok || n > math.MaxInt/size {
-		return nil, fmt.Errorf("%w: shape %s has too many elements", ErrFormat, shapeTuple(h.Shape))
+		return nil, fmt.Errorf("%w: shape %s has too many elements", ErrFormat, ShapeTuple(h.Shape))
 	}
 	shape := slices.Clone(h.Shape)
 	t := &tensor.Tensor{DType: dt, Shape: shape}
@@ -335,11 +336,11 @@ func readData(br *bufio.Reader, h Header) (*tensor.Tensor, error) {
 		return nil, fmt.Errorf("npy: reading data: %w", err)
 	}
 	if got < n*size {
-		return nil, fmt.Errorf("%w: truncated: shape %s of %s needs %d data bytes, the file has %d", ErrFormat, shapeTuple(h.Shape), DTypeName(h.Descr), n*size, got)
+		return nil, fmt.Errorf("%w: truncated: shape %s of %s needs %d data bytes, the file has %d", ErrFormat, ShapeTuple(h.Shape), DTypeName(h.Descr), n*size, got)
 	}
 	if extra, _ := br.Peek(1); len(extra) > 0 {
 		rest, _ := io.Copy(io.Discard, br)
-		return nil, fmt.Errorf("%w: %d bytes after the data of shape %s (several arrays in one file? save one array per file)", ErrFormat, rest, shapeTuple(h.Shape))
+		return nil, fmt.Errorf("%w: %d bytes after the data of shape %s (several arrays in one file? save one array per file)", ErrFormat, rest, ShapeTuple(h.Shape))
 	}
 	return t, nil
 }
