@@ -175,8 +175,12 @@
 // float32 throughout, as the fallback: Tanh, Exp, Log and Sigmoid
 // (1/(1+exp(-x))), and the exps and log of Softmax and LogSoftmax, are
 // evaluated in float64 (SLEEF's vectorised functions, or libm's without
-// SLEEF) and rounded once, the fallback's method; native/ulp_test.go
-// measures every elementwise op against Go's math on each ISA. Sqrt is
+// SLEEF) and rounded once, the fallback's method (on AVX-512 Tanh, Exp
+// and Sigmoid take a short float64 path with a rounding test first, which
+// gives the same bits: see rx_kernels.c); native/ulp_test.go measures
+// every elementwise op against Go's math on each ISA, and with
+// RXEQ_ULP_EXHAUSTIVE=1 compares every ISA's transcendentals bit for bit
+// on all 2^32 inputs. Sqrt is
 // correctly rounded; Relu keeps NaN; Maximum, Minimum and Max
 // propagate NaN; MatMul, Sum and Softmax accumulate in increasing index
 // order; Softmax and LogSoftmax subtract the row maximum; Argmax returns the

@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -217,4 +218,72 @@ func TestULPSweep(t *testing.T) {
 		}
 	}
 	t.Logf("ULP sweep (native ISA up to %s):\n%s", best, table.String())
+}
+
+// TestULPExhaustive runs Tanh, Exp, Sigmoid and Log on all 2^32 float32
+// inputs on every ISA this CPU runs and requires each ISA's results to be
+// bit for bit those of the SSE2 kernels (SLEEF's float64 functions rounded
+// once; a NaN matches any NaN), so that the AVX-512 short paths and their rounding test (see
+// rx_kernels.c) never change a result. Opt-in (RXEQ_ULP_EXHAUSTIVE=1): it
+// evaluates each op 2^32 times per ISA, a few minutes.
+func TestULPExhaustive(t *testing.T) {
+	if os.Getenv("RXEQ_ULP_EXHAUSTIVE") != "1" {
+		t.Skip("set RXEQ_ULP_EXHAUSTIVE=1 to sweep all 2^32 inputs")
+	}
+	best, err := nrt.DetectISA()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	cache := filepath.Join(t.TempDir(), "c")
+	p := ulpProgram()
+	ops := []string{"f_tanh", "f_exp", "f_sigmoid", "f_log"}
+	var progs []*native.Program
+	var names []string
+	for _, isa := range nrt.ISAs[1:] {
+		t.Setenv(nrt.ISAEnv, isa)
+		prog, err := native.Compile(ctx, p, native.Options{CacheDir: cache})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer prog.Close()
+		progs, names = append(progs, prog), append(names, isa)
+		if isa == best {
+			break
+		}
+	}
+	const chunk = 1 << 22
+	xs := make([]float32, chunk)
+	x := tensor.FromFloat32(xs, chunk)
+	outs := make([]*tensor.Tensor, len(progs))
+	for i := range outs {
+		outs[i] = tensor.FromFloat32(make([]float32, chunk), chunk)
+	}
+	for _, fn := range ops {
+		diffs := make([]int, len(progs))
+		for base := uint64(0); base < 1<<32; base += chunk {
+			for i := range xs {
+				xs[i] = math.Float32frombits(uint32(base + uint64(i)))
+			}
+			for i, prog := range progs {
+				if _, err := prog.RunInto(ctx, fn, map[string]*tensor.Tensor{"x": x}, map[string]*tensor.Tensor{"y": outs[i]}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want := outs[0].F32
+			for i := 1; i < len(progs); i++ {
+				for k, g := range outs[i].F32 {
+					if math.Float32bits(g) != math.Float32bits(want[k]) && (g == g || want[k] == want[k]) {
+						if diffs[i] < 5 {
+							t.Errorf("%s on %s: x=%g (%#08x) got %g (%#08x), sse2 %g (%#08x)", fn, names[i], xs[k], math.Float32bits(xs[k]), g, math.Float32bits(g), want[k], math.Float32bits(want[k]))
+						}
+						diffs[i]++
+					}
+				}
+			}
+		}
+		for i := 1; i < len(progs); i++ {
+			t.Logf("%s on %s: %d of 2^32 results differ from sse2", fn, names[i], diffs[i])
+		}
+	}
 }

@@ -13,7 +13,10 @@
  *     ULP before the rounding, so the result is the correctly rounded one
  *     unless the exact value lies that close to a rounding boundary; without
  *     SLEEF (RX_NO_SLEEF, or no x86-64) libm's float64 functions, one
- *     element at a time. Measured by native/ulp_test.go against Go's math
+ *     element at a time. On AVX-512, Tanh, Exp and Sigmoid take a shorter
+ *     float64 path first and fall back to SLEEF lane by lane where its
+ *     rounding is in doubt, with the same results (see "short float64
+ *     evaluations" below). Measured by native/ulp_test.go against Go's math
  *     package: no op is worse than the fallback's.
  *   - Sqrt is correctly rounded (sqrtss/sqrtps or sqrtf); Add, Sub, Mul, Div
  *     are IEEE float32 operations (exact rounding); Neg, Abs and Relu are
@@ -163,10 +166,112 @@ RX_T512 static inline __m512d rx_sigmoid8(__m512d v)
 	__m512d one = _mm512_set1_pd(1.0);
 	return _mm512_div_pd(one, _mm512_add_pd(one, Sleef_expd8_u10avx512f(_mm512_sub_pd(_mm512_setzero_pd(), v))));
 }
-RX_MAP_VEC(rx_tanh_avx512, RX_T512, 8, __m512d, rx_ld8d, rx_st8d, Sleef_tanhd8_u35avx512f)
-RX_MAP_VEC(rx_exp_avx512, RX_T512, 8, __m512d, rx_ld8d, rx_st8d, Sleef_expd8_u10avx512f)
+
+/* ---- AVX-512: short float64 evaluations with a rounding test ------------
+ * Tanh, Exp and Sigmoid on AVX-512 first evaluate a short float64
+ * approximation (relative error below 2^-40: exp(r) from a 16-entry table
+ * of 2^(j/16) and a degree-6 expm1 polynomial on |r| <= ln2/32, FMA
+ * allowed) and round it to float32. The result is the correctly rounded one
+ * unless the exact value lies within the approximation's error of a float32
+ * rounding midpoint; a lane whose float64 value lies within 2^13 float64
+ * ULPs (2^-39 relative) of a midpoint, or whose argument is outside the
+ * short path's range (subnormal or overflowing results, NaN, tiny tanh
+ * arguments), is recomputed with the SLEEF function above (Ziv's test). Both
+ * values then round to the same float32 as the exact value, so the result
+ * is bit for bit the SLEEF path's on every input and every ISA
+ * (native/ulp_test.go checks all 2^32 inputs with RXEQ_ULP_EXHAUSTIVE=1),
+ * and FMA contraction in the short path cannot show. */
+#define RX_T512F __attribute__((target("avx512f,avx512dq,fma")))
+
+static const double rx_exp2tab[16] __attribute__((aligned(64))) = {
+	0x1.0000000000000p+0, 0x1.0b5586cf9890fp+0, 0x1.172b83c7d517bp+0, 0x1.2387a6e756238p+0,
+	0x1.306fe0a31b715p+0, 0x1.3dea64c123422p+0, 0x1.4bfdad5362a27p+0, 0x1.5ab07dd485429p+0,
+	0x1.6a09e667f3bcdp+0, 0x1.7a11473eb0187p+0, 0x1.8ace5422aa0dbp+0, 0x1.9c49182a3f090p+0,
+	0x1.ae89f995ad3adp+0, 0x1.c199bdd85529cp+0, 0x1.d5818dcfba487p+0, 0x1.ea4afa2a490dap+0};
+
+/* rx_expq8 splits exp(y), |y| < 700, into S * (1 + q): S = 2^(k/16) (the
+ * table entry scaled by a power of two, exactly) and q = expm1(r) for
+ * r = y - k ln2/16, |r| <= ln2/32 (Taylor to degree 6: error below 2^-45
+ * of q). */
+RX_T512F static inline __m512d rx_expq8(__m512d y, __m512d *q)
+{
+	const __m512d magic = _mm512_set1_pd(0x1.8p52);
+	__m512d kd = _mm512_fmadd_pd(y, _mm512_set1_pd(0x1.71547652b82fep+4), magic);
+	__m512d kf = _mm512_sub_pd(kd, magic);
+	__m512d r = _mm512_fnmadd_pd(kf, _mm512_set1_pd(0x1.62e42fefa39efp-5), y);
+	r = _mm512_fnmadd_pd(kf, _mm512_set1_pd(0x1.abc9e3b39803fp-60), r);
+	__m512i ki = _mm512_sub_epi64(_mm512_castpd_si512(kd), _mm512_castpd_si512(magic));
+	__m512d t = _mm512_permutex2var_pd(_mm512_load_pd(rx_exp2tab), ki, _mm512_load_pd(rx_exp2tab + 8));
+	__m512i e = _mm512_slli_epi64(_mm512_add_epi64(_mm512_srai_epi64(ki, 4), _mm512_set1_epi64(1023)), 52);
+	__m512d p = _mm512_fmadd_pd(r, _mm512_set1_pd(1.0 / 720), _mm512_set1_pd(1.0 / 120));
+	p = _mm512_fmadd_pd(p, r, _mm512_set1_pd(1.0 / 24));
+	p = _mm512_fmadd_pd(p, r, _mm512_set1_pd(1.0 / 6));
+	p = _mm512_fmadd_pd(p, r, _mm512_set1_pd(0.5));
+	p = _mm512_fmadd_pd(p, r, _mm512_set1_pd(1.0));
+	*q = _mm512_mul_pd(p, r);
+	return _mm512_mul_pd(t, _mm512_castsi512_pd(e));
+}
+
+/* rx_near8: the lanes of t (positive, a float32 normal once rounded) that
+ * lie within 2^13 float64 ULPs of a float32 rounding midpoint. */
+RX_T512F static inline __mmask8 rx_near8(__m512d t)
+{
+	__m512i low = _mm512_and_si512(_mm512_castpd_si512(t), _mm512_set1_epi64(0x1fffffff));
+	low = _mm512_add_epi64(low, _mm512_set1_epi64(0x2000 - 0x10000000));
+	return _mm512_cmplt_epu64_mask(low, _mm512_set1_epi64(0x4000));
+}
+
+/* tanh(x) = -u / (2 + u) with u = expm1(-2|x|) (|x| clamped to 10, where
+ * tanh rounds to 1), the sign of x put back; |x| < 2^-12 (and NaN) go to
+ * SLEEF. */
+RX_T512F static inline __m512d rx_tanh8(__m512d x)
+{
+	__m512d a = _mm512_abs_pd(x);
+	__mmask8 ok = _mm512_cmp_pd_mask(a, _mm512_set1_pd(0x1p-12), _CMP_GE_OQ);
+	a = _mm512_min_pd(a, _mm512_set1_pd(10.0));
+	__m512d q, s = rx_expq8(_mm512_mul_pd(a, _mm512_set1_pd(-2.0)), &q);
+	__m512d u = _mm512_fmadd_pd(s, q, _mm512_sub_pd(s, _mm512_set1_pd(1.0)));
+	__m512d t = _mm512_div_pd(u, _mm512_sub_pd(_mm512_set1_pd(-2.0), u));
+	__mmask8 hard = (__mmask8)(~ok | rx_near8(t));
+	t = _mm512_castsi512_pd(_mm512_ternarylogic_epi64(_mm512_castpd_si512(t), _mm512_castpd_si512(x),
+							  _mm512_set1_epi64(INT64_MIN), 0xf8)); /* t | (x & sign) */
+	if (__builtin_expect(hard != 0, 0))
+		t = _mm512_mask_blend_pd(hard, t, Sleef_tanhd8_u35avx512f(x));
+	return t;
+}
+
+/* exp(x) = S + S q; results that are not float32 normals go to SLEEF. */
+RX_T512F static inline __m512d rx_exp8(__m512d x)
+{
+	__mmask8 ok = _mm512_cmp_pd_mask(x, _mm512_set1_pd(-87.33), _CMP_GT_OQ) &
+		      _mm512_cmp_pd_mask(x, _mm512_set1_pd(88.72), _CMP_LT_OQ);
+	__m512d q, s = rx_expq8(_mm512_maskz_mov_pd(ok, x), &q);
+	__m512d t = _mm512_fmadd_pd(s, q, s);
+	__mmask8 hard = (__mmask8)(~ok | rx_near8(t));
+	if (__builtin_expect(hard != 0, 0))
+		t = _mm512_mask_blend_pd(hard, t, Sleef_expd8_u10avx512f(x));
+	return t;
+}
+
+/* sigmoid(x) = 1 / (1 + (S + S q)) with S (1 + q) = exp(-x); x <= -87
+ * (results near the float32 subnormals), x >= 700 and NaN go to SLEEF. */
+RX_T512F static inline __m512d rx_sigmoid8f(__m512d x)
+{
+	__mmask8 ok = _mm512_cmp_pd_mask(x, _mm512_set1_pd(-87.0), _CMP_GT_OQ) &
+		      _mm512_cmp_pd_mask(x, _mm512_set1_pd(700.0), _CMP_LT_OQ);
+	__m512d q, s = rx_expq8(_mm512_maskz_mov_pd(ok, _mm512_sub_pd(_mm512_setzero_pd(), x)), &q);
+	__m512d one = _mm512_set1_pd(1.0);
+	__m512d t = _mm512_div_pd(one, _mm512_add_pd(one, _mm512_fmadd_pd(s, q, s)));
+	__mmask8 hard = (__mmask8)(~ok | rx_near8(t));
+	if (__builtin_expect(hard != 0, 0))
+		t = _mm512_mask_blend_pd(hard, t, rx_sigmoid8(x));
+	return t;
+}
+
+RX_MAP_VEC(rx_tanh_avx512, RX_T512F, 8, __m512d, rx_ld8d, rx_st8d, rx_tanh8)
+RX_MAP_VEC(rx_exp_avx512, RX_T512F, 8, __m512d, rx_ld8d, rx_st8d, rx_exp8)
 RX_MAP_VEC(rx_log_avx512, RX_T512, 8, __m512d, rx_ld8d, rx_st8d, Sleef_logd8_u10avx512f)
-RX_MAP_VEC(rx_sigmoid_avx512, RX_T512, 8, __m512d, rx_ld8d, rx_st8d, rx_sigmoid8)
+RX_MAP_VEC(rx_sigmoid_avx512, RX_T512F, 8, __m512d, rx_ld8d, rx_st8d, rx_sigmoid8f)
 
 RX_T256 static inline __m256d rx_ld4d(const float *p) { return _mm256_cvtps_pd(_mm_loadu_ps(p)); }
 RX_T256 static inline void rx_st4d(float *p, __m256d v) { _mm_storeu_ps(p, _mm256_cvtpd_ps(v)); }
