@@ -372,12 +372,23 @@ RX_MM_KERNEL(rx_mm_avx2, __attribute__((target("avx2"))), rx_v8f, 8)
 RX_MM_KERNEL(rx_mm_avx512, __attribute__((target("avx512f,avx512dq"))), rx_v16f, 16)
 #endif
 
+/* The elementwise runs of the binary kernels (defined below), per ISA. */
+typedef void (*rx_run_fn)(float *o, const float *x, int64_t sx, const float *y, int64_t sy, int64_t n);
+#define RX_RUN_DECL(NAME) static void NAME(float *o, const float *x, int64_t sx, const float *y, int64_t sy, int64_t n);
+RX_RUN_DECL(rx_run_add_f) RX_RUN_DECL(rx_run_sub_f) RX_RUN_DECL(rx_run_mul_f) RX_RUN_DECL(rx_run_div_f)
+#ifdef RX_X86
+RX_RUN_DECL(rx_run_add_avx2) RX_RUN_DECL(rx_run_sub_avx2) RX_RUN_DECL(rx_run_mul_avx2) RX_RUN_DECL(rx_run_div_avx2)
+RX_RUN_DECL(rx_run_add_avx512) RX_RUN_DECL(rx_run_sub_avx512) RX_RUN_DECL(rx_run_mul_avx512) RX_RUN_DECL(rx_run_div_avx512)
+#endif
+
 /* The kernels chosen for this process (rx_isa_init). */
 static struct {
 	int isa;
 	rx_map_fn tanh, exp, log, sigmoid;
 	rx_mm_fn mm;
-} rx_k = {0, rx_tanh_c, rx_exp_c, rx_log_c, rx_sigmoid_c, rx_mm_c};
+	rx_run_fn add, sub, mul, div;
+} rx_k = {0, rx_tanh_c, rx_exp_c, rx_log_c, rx_sigmoid_c, rx_mm_c,
+	  rx_run_add_f, rx_run_sub_f, rx_run_mul_f, rx_run_div_f};
 
 /* rx_isa_init chooses the kernels once per process, when the library is
  * loaded: the widest ISA that the CPU supports and RX_ISA_CAP allows. */
@@ -395,10 +406,16 @@ __attribute__((constructor)) static void rx_isa_init(void)
 	rx_k.isa = isa;
 	if (isa >= 1)
 		rx_k.mm = rx_mm_c; /* SSE2 is x86-64's baseline: rx_v4f is SSE2 */
-	if (isa >= 2)
+	if (isa >= 2) {
 		rx_k.mm = rx_mm_avx2;
-	if (isa >= 3)
+		rx_k.add = rx_run_add_avx2, rx_k.sub = rx_run_sub_avx2;
+		rx_k.mul = rx_run_mul_avx2, rx_k.div = rx_run_div_avx2;
+	}
+	if (isa >= 3) {
 		rx_k.mm = rx_mm_avx512;
+		rx_k.add = rx_run_add_avx512, rx_k.sub = rx_run_sub_avx512;
+		rx_k.mul = rx_run_mul_avx512, rx_k.div = rx_run_div_avx512;
+	}
 #ifdef RX_SLEEF
 	if (isa == 1) {
 		rx_k.tanh = rx_tanh_sse2, rx_k.exp = rx_exp_sse2;
@@ -460,29 +477,29 @@ static int rx_bcast(rx_ctx *c, const rx_val *a, const rx_val *b, int32_t *rank,
 
 /* RX_RUN defines NAME(o, x, sx, y, sy, n): o[i] = EXPR(a = x[i*sx], b =
  * y[i*sy]) for i < n, with sx, sy in {0, 1} (0: a broadcast scalar). VEXPR
- * is the same on 4-lane vectors a, b (elementwise, the same rounding; SSE2,
- * x86-64's baseline, or the target's 128-bit vectors), or RX_VNONE for a
- * kernel without one. o may be x or y. */
-#define RX_RUN(NAME, EXPR, VEXPR)                                                           \
-	static inline __attribute__((always_inline)) void NAME(float *o, const float *x, int64_t sx, const float *y, int64_t sy, int64_t n) \
+ * is the same on W-lane vectors a, b of type VT (elementwise, the same
+ * rounding), or RX_VNONE for a kernel without one; TGT is the function's
+ * target attribute. o may be x or y. */
+#define RX_RUN_V(NAME, EXPR, VEXPR, VT, W, TGT)                                             \
+	TGT static inline __attribute__((always_inline)) void NAME(float *o, const float *x, int64_t sx, const float *y, int64_t sy, int64_t n) \
 	{                                                                                   \
 		int64_t i = 0;                                                              \
-		if (VEXPR##_ok && n >= 4) {                                                 \
-			rx_v4f a = RX_SPLAT(rx_v4f, x[0]), b = RX_SPLAT(rx_v4f, y[0]);      \
+		if (VEXPR##_ok && n >= W) {                                                 \
+			VT a = RX_SPLAT(VT, x[0]), b = RX_SPLAT(VT, y[0]);                  \
 			if (sx && sy) {                                                     \
-				for (; i + 4 <= n; i += 4) {                                \
-					a = RX_LOAD(rx_v4f, x + i);                         \
-					b = RX_LOAD(rx_v4f, y + i);                         \
+				for (; i + W <= n; i += W) {                                \
+					a = RX_LOAD(VT, x + i);                             \
+					b = RX_LOAD(VT, y + i);                             \
 					RX_STORE(o + i, VEXPR(a, b));                       \
 				}                                                           \
 			} else if (sx) {                                                    \
-				for (; i + 4 <= n; i += 4) {                                \
-					a = RX_LOAD(rx_v4f, x + i);                         \
+				for (; i + W <= n; i += W) {                                \
+					a = RX_LOAD(VT, x + i);                             \
 					RX_STORE(o + i, VEXPR(a, b));                       \
 				}                                                           \
 			} else if (sy) {                                                    \
-				for (; i + 4 <= n; i += 4) {                                \
-					b = RX_LOAD(rx_v4f, y + i);                         \
+				for (; i + W <= n; i += W) {                                \
+					b = RX_LOAD(VT, y + i);                             \
 					RX_STORE(o + i, VEXPR(a, b));                       \
 				}                                                           \
 			}                                                                   \
@@ -492,6 +509,9 @@ static int rx_bcast(rx_ctx *c, const rx_val *a, const rx_val *b, int32_t *rank,
 			o[i] = (EXPR);                                                      \
 		}                                                                           \
 	}
+/* RX_RUN: on 4 lanes (SSE2, x86-64's baseline, or the target's 128-bit
+ * vectors). */
+#define RX_RUN(NAME, EXPR, VEXPR) RX_RUN_V(NAME, EXPR, VEXPR, rx_v4f, 4, )
 
 #define RX_VADD(a, b) ((a) + (b))
 #define RX_VSUB(a, b) ((a) - (b))
@@ -506,6 +526,30 @@ RX_RUN(rx_run_mul, a * b, RX_VMUL)
 RX_RUN(rx_run_div, a / b, RX_VDIV)
 RX_RUN(rx_run_maximum, rx_maxf(a, b), RX_VNONE)
 RX_RUN(rx_run_minimum, rx_minf(a, b), RX_VNONE)
+
+/* The same on 16 lanes (AVX-512) and 8 (AVX2), for the binary kernels: the
+ * same IEEE float32 operation on each element, so the same bits. The
+ * broadcasting kernels call them through rx_bin (one call per run of
+ * contiguous elements). */
+#ifdef RX_X86
+#define RX_RUN_WIDE(NAME, EXPR, VEXPR)                                                          \
+	RX_RUN_V(NAME##_avx512_i, EXPR, VEXPR, rx_v16f, 16, __attribute__((target("avx512f"))))  \
+	RX_RUN_V(NAME##_avx2_i, EXPR, VEXPR, rx_v8f, 8, __attribute__((target("avx2"))))         \
+	__attribute__((target("avx512f"))) static void NAME##_avx512(float *o, const float *x, int64_t sx, const float *y, int64_t sy, int64_t n) \
+	{ NAME##_avx512_i(o, x, sx, y, sy, n); }                                                 \
+	__attribute__((target("avx2"))) static void NAME##_avx2(float *o, const float *x, int64_t sx, const float *y, int64_t sy, int64_t n) \
+	{ NAME##_avx2_i(o, x, sx, y, sy, n); }
+RX_RUN_WIDE(rx_run_add, a + b, RX_VADD)
+RX_RUN_WIDE(rx_run_sub, a - b, RX_VSUB)
+RX_RUN_WIDE(rx_run_mul, a * b, RX_VMUL)
+RX_RUN_WIDE(rx_run_div, a / b, RX_VDIV)
+#endif
+static void rx_run_add_f(float *o, const float *x, int64_t sx, const float *y, int64_t sy, int64_t n) { rx_run_add(o, x, sx, y, sy, n); }
+static void rx_run_sub_f(float *o, const float *x, int64_t sx, const float *y, int64_t sy, int64_t n) { rx_run_sub(o, x, sx, y, sy, n); }
+static void rx_run_mul_f(float *o, const float *x, int64_t sx, const float *y, int64_t sy, int64_t n) { rx_run_mul(o, x, sx, y, sy, n); }
+static void rx_run_div_f(float *o, const float *x, int64_t sx, const float *y, int64_t sy, int64_t n) { rx_run_div(o, x, sx, y, sy, n); }
+static void rx_run_maximum_f(float *o, const float *x, int64_t sx, const float *y, int64_t sy, int64_t n) { rx_run_maximum(o, x, sx, y, sy, n); }
+static void rx_run_minimum_f(float *o, const float *x, int64_t sx, const float *y, int64_t sy, int64_t n) { rx_run_minimum(o, x, sx, y, sy, n); }
 
 /* RX_BINARY defines a broadcasting float32 kernel from its run function.
  * The destination may be one of the operands: every output element reads
@@ -544,12 +588,12 @@ RX_RUN(rx_run_minimum, rx_minf(a, b), RX_VNONE)
 		return rx_result(c, d);                                                \
 	}
 
-RX_BINARY(rx_add, rx_run_add)
-RX_BINARY(rx_sub, rx_run_sub)
-RX_BINARY(rx_mul, rx_run_mul)
-RX_BINARY(rx_div, rx_run_div)
-RX_BINARY(rx_maximum, rx_run_maximum)
-RX_BINARY(rx_minimum, rx_run_minimum)
+RX_BINARY(rx_add, rx_k.add)
+RX_BINARY(rx_sub, rx_k.sub)
+RX_BINARY(rx_mul, rx_k.mul)
+RX_BINARY(rx_div, rx_k.div)
+RX_BINARY(rx_maximum, rx_run_maximum_f)
+RX_BINARY(rx_minimum, rx_run_minimum_f)
 
 /* The exact unary maps, on 4 lanes and then one element at a time: Neg
  * flips the sign bit, Abs clears it, Relu keeps NaN and gives +0 for -0. */
@@ -658,6 +702,35 @@ RX_FN int rx_matmul(rx_ctx *c, rx_val *d, rx_val *av, rx_val *bv)
 	return rx_result(c, d);
 }
 
+/* rx_transpose_run writes o[N,M] = x[M,N]^T: 4x4 blocks through SSE
+ * registers (x86-64's baseline; an element-by-element loop stores one
+ * float per cycle, which at B = 1 made the transpose of a 32x32 weight the
+ * most expensive op of a call), then the edges one element at a time. */
+static void rx_transpose_run(float *o, const float *x, int64_t M, int64_t N)
+{
+	int64_t i = 0;
+#ifdef RX_X86
+	for (; i + 4 <= M; i += 4) {
+		int64_t j = 0;
+		for (; j + 4 <= N; j += 4) {
+			__m128 r0 = _mm_loadu_ps(x + (i + 0) * N + j), r1 = _mm_loadu_ps(x + (i + 1) * N + j);
+			__m128 r2 = _mm_loadu_ps(x + (i + 2) * N + j), r3 = _mm_loadu_ps(x + (i + 3) * N + j);
+			_MM_TRANSPOSE4_PS(r0, r1, r2, r3);
+			_mm_storeu_ps(o + (j + 0) * M + i, r0);
+			_mm_storeu_ps(o + (j + 1) * M + i, r1);
+			_mm_storeu_ps(o + (j + 2) * M + i, r2);
+			_mm_storeu_ps(o + (j + 3) * M + i, r3);
+		}
+		for (; j < N; j++)
+			for (int64_t r = 0; r < 4; r++)
+				o[j * M + i + r] = x[(i + r) * N + j];
+	}
+#endif
+	for (; i < M; i++)
+		for (int64_t j = 0; j < N; j++)
+			o[j * M + i] = x[i * N + j];
+}
+
 RX_FN int rx_transpose(rx_ctx *c, rx_val *d, rx_val *av)
 {
 	const rx_val *A = rx_operand(c, av);
@@ -669,9 +742,7 @@ RX_FN int rx_transpose(rx_ctx *c, rx_val *d, rx_val *av)
 	float *o = rx_out(c, d, RX_F32, 2, dims, d == av);
 	if (!o)
 		return c->st->code;
-	for (int64_t i = 0; i < M; i++)
-		for (int64_t j = 0; j < N; j++)
-			o[j * M + i] = x[i * N + j];
+	rx_transpose_run(o, x, M, N);
 	return rx_result(c, d);
 }
 

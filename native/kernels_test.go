@@ -1,0 +1,85 @@
+package native_test
+
+import (
+	"fmt"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/rextio/rxeq/program/ir"
+	"github.com/rextio/rxeq/program/ir/irtest"
+	"github.com/rextio/rxeq/tensor"
+)
+
+// Kernels whose fast paths split a tensor into vector-sized blocks and
+// edges: every shape around the block sizes gives the element-by-element
+// result.
+var _ = Describe("blocked kernels", Label("native"), func() {
+	It("transposes every shape around the 4x4 blocks", func() {
+		b := irtest.NewFunc("tr")
+		x := b.Param("x", ir.Float32, "M", "N")
+		y := b.Result("y", ir.Float32, "N", "M")
+		b.Op(ir.Transpose, y, x)
+		prog := compile(&ir.Program{File: "tr.rx", Funcs: []*ir.Func{b.Fn}})
+		defer prog.Close()
+		sizes := []int{1, 3, 4, 5, 8, 13, 32}
+		for _, m := range sizes {
+			for _, n := range sizes {
+				data := make([]float32, m*n)
+				for i := range data {
+					data[i] = float32(i) + 0.25
+				}
+				out := run(prog, "tr", map[string]*tensor.Tensor{"x": tensor.FromFloat32(data, m, n)})["y"]
+				Expect(out.Shape).To(Equal([]int{n, m}))
+				for i := range m {
+					for j := range n {
+						Expect(out.F32[j*m+i]).To(Equal(data[i*n+j]), fmt.Sprintf("[%d,%d] of %dx%d", i, j, m, n))
+					}
+				}
+			}
+		}
+	})
+
+	It("computes broadcasting arithmetic on rows around the vector widths", func() {
+		ops := []struct {
+			kind ir.OpKind
+			f    func(a, b float32) float32
+		}{
+			{ir.Add, func(a, b float32) float32 { return a + b }},
+			{ir.Sub, func(a, b float32) float32 { return a - b }},
+			{ir.Mul, func(a, b float32) float32 { return a * b }},
+			{ir.Div, func(a, b float32) float32 { return a / b }},
+		}
+		p := &ir.Program{File: "bin.rx"}
+		for i, op := range ops {
+			b := irtest.NewFunc(fmt.Sprintf("f%d", i))
+			x := b.Param("x", ir.Float32, "R", "N")
+			z := b.Param("z", ir.Float32, "N")
+			s := b.Param("s", ir.Float32, "R", "N")
+			y := b.Result("y", ir.Float32, "R", "N")
+			t := b.Temp(ir.Float32, "R", "N")
+			b.Op(op.kind, t, x, z) // a row vector broadcast over the rows
+			b.Op(op.kind, y, t, s) // full shapes
+			p.Funcs = append(p.Funcs, b.Fn)
+		}
+		prog := compile(p)
+		defer prog.Close()
+		for i, op := range ops {
+			for _, n := range []int{1, 3, 4, 7, 8, 9, 15, 16, 17, 31, 32, 33} {
+				const rows = 3
+				x, z, s := make([]float32, rows*n), make([]float32, n), make([]float32, rows*n)
+				for k := range x {
+					x[k], s[k] = float32(k)*0.37-5, float32(k%5)+0.5
+				}
+				for k := range z {
+					z[k] = 1.5 - float32(k)*0.11
+				}
+				out := run(prog, fmt.Sprintf("f%d", i), map[string]*tensor.Tensor{
+					"x": tensor.FromFloat32(x, rows, n), "z": tensor.FromFloat32(z, n), "s": tensor.FromFloat32(s, rows, n)})["y"]
+				for k := range x {
+					Expect(out.F32[k]).To(Equal(op.f(op.f(x[k], z[k%n]), s[k])), fmt.Sprintf("op %d, n=%d, element %d", i, n, k))
+				}
+			}
+		}
+	})
+})
