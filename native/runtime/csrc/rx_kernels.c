@@ -175,8 +175,9 @@ RX_T512 static inline __m512d rx_sigmoid8(__m512d v)
  * unless the exact value lies within the approximation's error of a float32
  * rounding midpoint; a lane whose float64 value lies within 2^13 float64
  * ULPs (2^-39 relative) of a midpoint, or whose argument is outside the
- * short path's range (subnormal or overflowing results, NaN, tiny tanh
- * arguments), is recomputed with the SLEEF function above (Ziv's test). Both
+ * short path's range (subnormal or overflowing results, NaN), is
+ * recomputed with the SLEEF function above (Ziv's test); Tanh of |x| <
+ * 2^-12 is x (see rx_tanh8). Both
  * values then round to the same float32 as the exact value, so the result
  * is bit for bit the SLEEF path's on every input and every ISA
  * (native/ulp_test.go checks all 2^32 inputs with RXEQ_ULP_EXHAUSTIVE=1),
@@ -222,19 +223,24 @@ RX_T512F static inline __mmask8 rx_near8(__m512d t)
 }
 
 /* tanh(x) = -u / (2 + u) with u = expm1(-2|x|) (|x| clamped to 10, where
- * tanh rounds to 1), the sign of x put back; |x| < 2^-12 (and NaN) go to
- * SLEEF. */
+ * tanh rounds to 1), the sign of x put back. For |x| < 2^-12 the result is
+ * x itself (tanh(x) = x (1 - x^2/3 + ...) lies within x^2/3 < 2^-25.5
+ * relative of x, less than half a float32 ULP, so x is its correct
+ * rounding; zeros, as Relu leaves them, and subnormals included); NaN goes
+ * to SLEEF. */
 RX_T512F static inline __m512d rx_tanh8(__m512d x)
 {
 	__m512d a = _mm512_abs_pd(x);
-	__mmask8 ok = _mm512_cmp_pd_mask(a, _mm512_set1_pd(0x1p-12), _CMP_GE_OQ);
+	__mmask8 tiny = _mm512_cmp_pd_mask(a, _mm512_set1_pd(0x1p-12), _CMP_LT_OQ);
+	__mmask8 nan = _mm512_cmp_pd_mask(a, a, _CMP_UNORD_Q);
 	a = _mm512_min_pd(a, _mm512_set1_pd(10.0));
 	__m512d q, s = rx_expq8(_mm512_mul_pd(a, _mm512_set1_pd(-2.0)), &q);
 	__m512d u = _mm512_fmadd_pd(s, q, _mm512_sub_pd(s, _mm512_set1_pd(1.0)));
 	__m512d t = _mm512_div_pd(u, _mm512_sub_pd(_mm512_set1_pd(-2.0), u));
-	__mmask8 hard = (__mmask8)(~ok | rx_near8(t));
+	__mmask8 hard = (__mmask8)(nan | (rx_near8(t) & ~tiny));
 	t = _mm512_castsi512_pd(_mm512_ternarylogic_epi64(_mm512_castpd_si512(t), _mm512_castpd_si512(x),
 							  _mm512_set1_epi64(INT64_MIN), 0xf8)); /* t | (x & sign) */
+	t = _mm512_mask_blend_pd(tiny, t, x);
 	if (__builtin_expect(hard != 0, 0))
 		t = _mm512_mask_blend_pd(hard, t, Sleef_tanhd8_u35avx512f(x));
 	return t;
