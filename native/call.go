@@ -39,7 +39,15 @@ func (p *Program) runNative(ctx context.Context, c *compiled, inputs, into map[s
 	if err := ctx.Err(); err != nil {
 		return nil, &ir.RuntimeError{Kind: err, Func: fn, Detail: err.Error()}
 	}
-	if err := checkNames(fn, m.params, inputs); err != nil {
+	// Each input is looked up by name once (map lookups are a good part of
+	// a small call's cost).
+	var buf [16]*tensor.Tensor
+	ts := buf[:0]
+	if len(m.params) > len(buf) {
+		ts = make([]*tensor.Tensor, 0, len(m.params))
+	}
+	ts, err := lookupInputs(fn, m.params, inputs, ts)
+	if err != nil {
 		return nil, err
 	}
 	fr := p.frames.get(len(m.params) + len(m.results))
@@ -50,8 +58,7 @@ func (p *Program) runNative(ctx context.Context, c *compiled, inputs, into map[s
 	// order) without judging the inputs: this only sizes the outputs.
 	var sym [maxSyms]int
 	var bound [maxSyms]bool
-	for i, prm := range m.params {
-		t := inputs[prm.Name]
+	for i, t := range ts {
 		fr.setArg(i, t)
 		if t.Rank() != len(m.paramDims[i]) || t.Validate() != nil {
 			continue
@@ -223,13 +230,16 @@ func newOutBlock(results, dims int) *outBlock {
 	return &outBlock{ts: make([]tensor.Tensor, results), dims: make([]int, dims)}
 }
 
-// checkNames reports a missing or unknown input exactly as ir.BindInputs
+// lookupInputs appends each parameter's input tensor to dst, in parameter
+// order, and reports a missing or unknown input exactly as ir.BindInputs
 // does (the same order and texts); the rest of its checks run in C.
-func checkNames(fn string, params []ir.ParamSpec, inputs map[string]*tensor.Tensor) error {
+func lookupInputs(fn string, params []ir.ParamSpec, inputs map[string]*tensor.Tensor, dst []*tensor.Tensor) ([]*tensor.Tensor, error) {
 	for _, p := range params {
-		if inputs[p.Name] == nil {
-			return &ir.RuntimeError{Kind: ir.ErrMissingInput, Func: fn, Detail: fmt.Sprintf("missing input %s (%s)", p.Name, p.Type)}
+		t := inputs[p.Name]
+		if t == nil {
+			return nil, &ir.RuntimeError{Kind: ir.ErrMissingInput, Func: fn, Detail: fmt.Sprintf("missing input %s (%s)", p.Name, p.Type)}
 		}
+		dst = append(dst, t)
 	}
 	if len(inputs) != len(params) {
 		// Let ir.BindInputs find and word the unknown name.
@@ -243,9 +253,9 @@ func checkNames(fn string, params []ir.ParamSpec, inputs map[string]*tensor.Tens
 				bad[name] = t
 			}
 		}
-		return unknownInput(fn, bad)
+		return nil, unknownInput(fn, bad)
 	}
-	return nil
+	return dst, nil
 }
 
 func unknownInput(fn string, bad map[string]*tensor.Tensor) error {

@@ -83,6 +83,36 @@ var _ = Describe("invocation context", Label("native"), func() {
 		Expect(c.ArenaReleases).To(Equal(c.ArenaAllocs))
 	})
 
+	It("counts every call of many concurrent callers, read while they run and after Close", func() {
+		_, p := parse("score_linear.rx", readTestdata("score_linear.rx"))
+		prog, err := native.Compile(context.Background(), p, native.Options{CacheDir: suiteCache})
+		Expect(err).NotTo(HaveOccurred())
+		in := linearInputs(1)
+		const callers, calls = 8, 300 // more callers than the frame pool keeps
+		var wg sync.WaitGroup
+		for range callers {
+			wg.Add(1)
+			go func() {
+				defer GinkgoRecover()
+				defer wg.Done()
+				for range calls {
+					_, err := prog.Run(context.Background(), "score_linear", in)
+					Expect(err).NotTo(HaveOccurred())
+				}
+			}()
+		}
+		for range 50 {
+			Expect(prog.Counters().Calls).To(BeNumerically("<=", callers*calls))
+		}
+		wg.Wait()
+		c := prog.Counters()
+		Expect(c.Calls).To(Equal(int64(callers * calls)))
+		Expect(c.ResultValidations).To(Equal(int64(17 * callers * calls)))
+		Expect(c.ArenaReleases).To(Equal(c.ArenaAllocs))
+		Expect(prog.Close()).To(Succeed())
+		Expect(prog.Counters()).To(Equal(c))
+	})
+
 	It("does not run after Close and unloads once", func() {
 		_, p := parse("boundary.rx", readTestdata("boundary.rx"))
 		prog, err := native.Compile(context.Background(), p, native.Options{CacheDir: suiteCache})

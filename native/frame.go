@@ -91,6 +91,7 @@ type frame struct {
 	ptrs   [direct]*C.float
 	pin    runtime.Pinner
 	pinned bool
+	sum    Counters // the counters of the calls this frame served since the pool last folded them
 }
 
 // framePool is a Program's pool of frames and their arenas. It is process
@@ -98,8 +99,10 @@ type frame struct {
 // arena holds the call's intermediates only while the call runs (every
 // buffer is written by its op before anything reads it), and the frame
 // goes back when the call ends. Arenas are freed by Close, or at once when
-// the pool already holds max frames (plus the hot one). The pool also sums
-// the calls' counters, under the lock that put takes anyway.
+// the pool already holds max frames (plus the hot one). Each frame sums the
+// counters of the calls it served (its owner writes them, so a call that
+// puts its frame back as the hot one takes no lock); counters adds up the
+// pooled frames' sums and those of frames freed before, under the lock.
 type framePool struct {
 	hot  atomic.Pointer[frame] // the last frame put back: get takes it without the lock
 	mu   sync.Mutex
@@ -132,6 +135,9 @@ func (p *framePool) get(n int) *frame {
 		C.rx_frame_free(fr.c)
 		fr.c = C.rx_frame_new(C.int64_t(max(n, 4)))
 		if fr.c == nil {
+			p.mu.Lock()
+			p.sum.add(&fr.sum) // the frame is dropped: keep what it counted
+			p.mu.Unlock()
 			return nil
 		}
 		fr.all = unsafe.Slice(C.rx_frame_args(fr.c), int(fr.c.cap))
@@ -140,18 +146,22 @@ func (p *framePool) get(n int) *frame {
 	return fr
 }
 
-// put returns a frame after its call and adds the call's counters.
+// put returns a frame after its call and adds the call's counters to the
+// frame's sum.
 func (p *framePool) put(fr *frame, s *Counters) {
 	fr.forget()
-	p.mu.Lock()
 	if s != nil {
-		p.sum.add(s)
+		fr.sum.add(s)
 	}
 	if p.hot.CompareAndSwap(nil, fr) {
-		fr = nil
-	} else if len(p.free) < p.max {
+		return
+	}
+	p.mu.Lock()
+	if len(p.free) < p.max {
 		p.free = append(p.free, fr)
 		fr = nil
+	} else {
+		p.sum.add(&fr.sum)
 	}
 	p.mu.Unlock()
 	if fr != nil {
@@ -159,11 +169,23 @@ func (p *framePool) put(fr *frame, s *Counters) {
 	}
 }
 
-// counters returns the sum of the counters of the calls so far.
+// counters returns the sum of the counters of the calls so far that have
+// put their frames back. It takes the hot frame out of the pool while it
+// reads its sum, so that no call writes that sum meanwhile.
 func (p *framePool) counters() Counters {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return p.sum
+	sum := p.sum
+	for _, fr := range p.free {
+		sum.add(&fr.sum)
+	}
+	if fr := p.hot.Swap(nil); fr != nil {
+		sum.add(&fr.sum)
+		if !p.hot.CompareAndSwap(nil, fr) {
+			p.free = append(p.free, fr) // may exceed max by one until Close
+		}
+	}
+	return sum
 }
 
 // drain frees every pooled frame (Close; no call is running).
@@ -171,9 +193,11 @@ func (p *framePool) drain() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if fr := p.hot.Swap(nil); fr != nil {
+		p.sum.add(&fr.sum)
 		C.rx_frame_free(fr.c)
 	}
 	for _, fr := range p.free {
+		p.sum.add(&fr.sum)
 		C.rx_frame_free(fr.c)
 	}
 	p.free = nil
