@@ -7,7 +7,8 @@
 # BenchmarkScoreLinear/MLP/Pipeline (native), BenchmarkEmptyCall and
 # BenchmarkCompile COUNT times each, then scripts/bench_torch.py
 # (/usr/bin/python3, torch, one thread) on the same functions and batches,
-# and prints the table (scripts/bench_report.py). Go benchmarks report
+# and prints the table (scripts/bench_report.py; with BASE_REV also a
+# before/now table of RunInto). Go benchmarks report
 # wall-clock ns/row and cpu-ns/row; on a machine shared with other jobs
 # compare within one run, and prefer the CPU figures.
 #

@@ -84,6 +84,20 @@ def main():
             if i:
                 line += f" {fmt(i[0])} {fmt(i[1])} | {fmt(t[0] / i[0] if i[0] else None, 6, 1)}x {fmt(t[1] / i[1] if i[1] else None, 8, 1)}x"
             print(line)
+    if base:
+        print()
+        print("RunInto before (BASE_REV) and now, CPU ns per row; speedup = before / now;")
+        print("cpu ratio = PyTorch eager's CPU ns per row / native's, before and now")
+        print(f"{'function':15s} {'batch':>6s} | {'before':>9s} {'now':>9s} {'speedup':>8s} | {'ratio before':>12s} {'ratio now':>9s}")
+        for bench, fn in FUNCS.items():
+            for batch in (1, 16, 128, 4096, 65536):
+                b = native_row(base, bench, batch, "native-into")
+                i = native_row(new, bench, batch, "native-into")
+                t = tor.get((fn, batch))
+                if not b or not i or not t or not b[1] or not i[1]:
+                    continue
+                print(f"{fn:15s} {batch:6d} | {fmt(b[1])} {fmt(i[1])} {fmt(b[1] / i[1], 7, 2)}x |"
+                      f" {fmt(t[1] / b[1], 11, 1)}x {fmt(t[1] / i[1], 8, 1)}x")
     print()
     for name in ("BenchmarkEmptyCall", "BenchmarkCompile/cold", "BenchmarkCompile/cold-tcc", "BenchmarkCompile/cold-empty-cache", "BenchmarkCompile/warm"):
         for label, src in (("before", base), ("native", new)):
