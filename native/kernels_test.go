@@ -82,4 +82,33 @@ var _ = Describe("blocked kernels", Label("native"), func() {
 			}
 		}
 	})
+
+	It("broadcasts rank-3 operands block by block", func() {
+		b := irtest.NewFunc("f")
+		x := b.Param("x", ir.Float32, "P", "R", "N")
+		z := b.Param("z", ir.Float32, "R", "N")
+		c := b.Param("c", ir.Float32, "P", 1, 1)
+		y := b.Result("y", ir.Float32, "P", "R", "N")
+		t := b.Temp(ir.Float32, "P", "R", "N")
+		b.Op(ir.Sub, t, x, z) // z repeated for each p
+		b.Op(ir.Div, y, t, c) // one value per p
+		prog := compile(&ir.Program{File: "b3.rx", Funcs: []*ir.Func{b.Fn}})
+		defer prog.Close()
+		for _, n := range []int{1, 5, 8, 16, 21} {
+			const p, r = 2, 3
+			x, z, c := make([]float32, p*r*n), make([]float32, r*n), []float32{3, -0.7}
+			for k := range x {
+				x[k] = float32(k)*1.3 - 4
+			}
+			for k := range z {
+				z[k] = float32(k) * 0.29
+			}
+			out := run(prog, "f", map[string]*tensor.Tensor{
+				"x": tensor.FromFloat32(x, p, r, n), "z": tensor.FromFloat32(z, r, n), "c": tensor.FromFloat32(c, p, 1, 1)})["y"]
+			for k := range x {
+				want := (x[k] - z[k%(r*n)]) / c[k/(r*n)]
+				Expect(out.F32[k]).To(Equal(want), fmt.Sprintf("n=%d, element %d", n, k))
+			}
+		}
+	})
 })

@@ -378,9 +378,11 @@ RX_MM_KERNEL(rx_mm_avx2, __attribute__((target("avx2"))), rx_v8f, 8)
 RX_MM_KERNEL(rx_mm_avx512, __attribute__((target("avx512f,avx512dq"))), rx_v16f, 16)
 #endif
 
-/* The elementwise runs of the binary kernels (defined below), per ISA. */
-typedef void (*rx_run_fn)(float *o, const float *x, int64_t sx, const float *y, int64_t sy, int64_t n);
-#define RX_RUN_DECL(NAME) static void NAME(float *o, const float *x, int64_t sx, const float *y, int64_t sy, int64_t n);
+/* The row functions of the binary kernels (RX_ROWS, below), per ISA. */
+typedef void (*rx_run_fn)(float *o, const float *x, int64_t sxr, int64_t sx, const float *y,
+			  int64_t syr, int64_t sy, int64_t rows, int64_t m);
+#define RX_RUN_DECL(NAME) static void NAME(float *o, const float *x, int64_t sxr, int64_t sx, const float *y, \
+					   int64_t syr, int64_t sy, int64_t rows, int64_t m);
 RX_RUN_DECL(rx_run_add_f) RX_RUN_DECL(rx_run_sub_f) RX_RUN_DECL(rx_run_mul_f) RX_RUN_DECL(rx_run_div_f)
 #ifdef RX_X86
 RX_RUN_DECL(rx_run_add_avx2) RX_RUN_DECL(rx_run_sub_avx2) RX_RUN_DECL(rx_run_mul_avx2) RX_RUN_DECL(rx_run_div_avx2)
@@ -481,35 +483,45 @@ static int rx_bcast(rx_ctx *c, const rx_val *a, const rx_val *b, int32_t *rank,
 
 /* ---- elementwise -------------------------------------------------------- */
 
-/* RX_RUN defines NAME(o, x, sx, y, sy, n): o[i] = EXPR(a = x[i*sx], b =
+/* RX_RUN_LOOP advances i over the elements of NAME's run W at a time on
+ * vectors of type VT (see RX_RUN_V). */
+#define RX_RUN_LOOP(VEXPR, VT, W)                                                   \
+	if (VEXPR##_ok && n - i >= W) {                                             \
+		VT a = RX_SPLAT(VT, x[0]), b = RX_SPLAT(VT, y[0]);                  \
+		if (sx && sy) {                                                     \
+			for (; i + W <= n; i += W) {                                \
+				a = RX_LOAD(VT, x + i);                             \
+				b = RX_LOAD(VT, y + i);                             \
+				RX_STORE(o + i, VEXPR(a, b));                       \
+			}                                                           \
+		} else if (sx) {                                                    \
+			for (; i + W <= n; i += W) {                                \
+				a = RX_LOAD(VT, x + i);                             \
+				RX_STORE(o + i, VEXPR(a, b));                       \
+			}                                                           \
+		} else if (sy) {                                                    \
+			for (; i + W <= n; i += W) {                                \
+				b = RX_LOAD(VT, y + i);                             \
+				RX_STORE(o + i, VEXPR(a, b));                       \
+			}                                                           \
+		}                                                                   \
+	}
+
+/* RX_RUN_V defines NAME(o, x, sx, y, sy, n): o[i] = EXPR(a = x[i*sx], b =
  * y[i*sy]) for i < n, with sx, sy in {0, 1} (0: a broadcast scalar). VEXPR
- * is the same on W-lane vectors a, b of type VT (elementwise, the same
- * rounding), or RX_VNONE for a kernel without one; TGT is the function's
- * target attribute. o may be x or y. */
+ * is the same on vectors a, b (elementwise, the same rounding), or
+ * RX_VNONE for a kernel without one: W lanes at a time (VT), then 8 and 4
+ * while they fit (when W is wider), then one element at a time; TGT is the
+ * function's target attribute. o may be x or y. */
 #define RX_RUN_V(NAME, EXPR, VEXPR, VT, W, TGT)                                             \
 	TGT static inline __attribute__((always_inline)) void NAME(float *o, const float *x, int64_t sx, const float *y, int64_t sy, int64_t n) \
 	{                                                                                   \
 		int64_t i = 0;                                                              \
-		if (VEXPR##_ok && n >= W) {                                                 \
-			VT a = RX_SPLAT(VT, x[0]), b = RX_SPLAT(VT, y[0]);                  \
-			if (sx && sy) {                                                     \
-				for (; i + W <= n; i += W) {                                \
-					a = RX_LOAD(VT, x + i);                             \
-					b = RX_LOAD(VT, y + i);                             \
-					RX_STORE(o + i, VEXPR(a, b));                       \
-				}                                                           \
-			} else if (sx) {                                                    \
-				for (; i + W <= n; i += W) {                                \
-					a = RX_LOAD(VT, x + i);                             \
-					RX_STORE(o + i, VEXPR(a, b));                       \
-				}                                                           \
-			} else if (sy) {                                                    \
-				for (; i + W <= n; i += W) {                                \
-					b = RX_LOAD(VT, y + i);                             \
-					RX_STORE(o + i, VEXPR(a, b));                       \
-				}                                                           \
-			}                                                                   \
-		}                                                                           \
+		RX_RUN_LOOP(VEXPR, VT, W)                                                   \
+		if (W > 8)                                                                  \
+			RX_RUN_LOOP(VEXPR, rx_v8f, 8)                                       \
+		if (W > 4)                                                                  \
+			RX_RUN_LOOP(VEXPR, rx_v4f, 4)                                       \
 		for (; i < n; i++) {                                                        \
 			float a = x[i * sx], b = y[i * sy];                                 \
 			o[i] = (EXPR);                                                      \
@@ -533,29 +545,38 @@ RX_RUN(rx_run_div, a / b, RX_VDIV)
 RX_RUN(rx_run_maximum, rx_maxf(a, b), RX_VNONE)
 RX_RUN(rx_run_minimum, rx_minf(a, b), RX_VNONE)
 
-/* The same on 16 lanes (AVX-512) and 8 (AVX2), for the binary kernels: the
- * same IEEE float32 operation on each element, so the same bits. The
- * broadcasting kernels call them through rx_bin (one call per run of
- * contiguous elements). */
+/* RX_ROWS defines the rx_run_fn NAME over rows of a run function RUN:
+ * rows runs of m elements, o contiguous, x and y advancing by sxr and syr
+ * elements per row (a broadcast row: 0). */
+#define RX_ROWS(NAME, RUN, TGT)                                                                   \
+	TGT static void NAME(float *o, const float *x, int64_t sxr, int64_t sx, const float *y,   \
+			     int64_t syr, int64_t sy, int64_t rows, int64_t m)                    \
+	{                                                                                         \
+		for (int64_t r = 0; r < rows; r++)                                                \
+			RUN(o + r * m, x + r * sxr, sx, y + r * syr, sy, m);                      \
+	}
+
+/* The binary kernels' row functions: on 4 lanes, and on 16 (AVX-512) and
+ * 8 (AVX2): the same IEEE float32 operation on each element, so the same
+ * bits. The broadcasting kernels call them through rx_k, once per block
+ * of rows. */
+RX_ROWS(rx_run_add_f, rx_run_add, )
+RX_ROWS(rx_run_sub_f, rx_run_sub, )
+RX_ROWS(rx_run_mul_f, rx_run_mul, )
+RX_ROWS(rx_run_div_f, rx_run_div, )
+RX_ROWS(rx_run_maximum_f, rx_run_maximum, )
+RX_ROWS(rx_run_minimum_f, rx_run_minimum, )
 #ifdef RX_X86
 #define RX_RUN_WIDE(NAME, EXPR, VEXPR)                                                          \
 	RX_RUN_V(NAME##_avx512_i, EXPR, VEXPR, rx_v16f, 16, __attribute__((target("avx512f"))))  \
 	RX_RUN_V(NAME##_avx2_i, EXPR, VEXPR, rx_v8f, 8, __attribute__((target("avx2"))))         \
-	__attribute__((target("avx512f"))) static void NAME##_avx512(float *o, const float *x, int64_t sx, const float *y, int64_t sy, int64_t n) \
-	{ NAME##_avx512_i(o, x, sx, y, sy, n); }                                                 \
-	__attribute__((target("avx2"))) static void NAME##_avx2(float *o, const float *x, int64_t sx, const float *y, int64_t sy, int64_t n) \
-	{ NAME##_avx2_i(o, x, sx, y, sy, n); }
+	RX_ROWS(NAME##_avx512, NAME##_avx512_i, __attribute__((target("avx512f"))))              \
+	RX_ROWS(NAME##_avx2, NAME##_avx2_i, __attribute__((target("avx2"))))
 RX_RUN_WIDE(rx_run_add, a + b, RX_VADD)
 RX_RUN_WIDE(rx_run_sub, a - b, RX_VSUB)
 RX_RUN_WIDE(rx_run_mul, a * b, RX_VMUL)
 RX_RUN_WIDE(rx_run_div, a / b, RX_VDIV)
 #endif
-static void rx_run_add_f(float *o, const float *x, int64_t sx, const float *y, int64_t sy, int64_t n) { rx_run_add(o, x, sx, y, sy, n); }
-static void rx_run_sub_f(float *o, const float *x, int64_t sx, const float *y, int64_t sy, int64_t n) { rx_run_sub(o, x, sx, y, sy, n); }
-static void rx_run_mul_f(float *o, const float *x, int64_t sx, const float *y, int64_t sy, int64_t n) { rx_run_mul(o, x, sx, y, sy, n); }
-static void rx_run_div_f(float *o, const float *x, int64_t sx, const float *y, int64_t sy, int64_t n) { rx_run_div(o, x, sx, y, sy, n); }
-static void rx_run_maximum_f(float *o, const float *x, int64_t sx, const float *y, int64_t sy, int64_t n) { rx_run_maximum(o, x, sx, y, sy, n); }
-static void rx_run_minimum_f(float *o, const float *x, int64_t sx, const float *y, int64_t sy, int64_t n) { rx_run_minimum(o, x, sx, y, sy, n); }
 
 /* RX_BINARY defines a broadcasting float32 kernel from its run function.
  * The destination may be one of the operands: every output element reads
@@ -579,16 +600,15 @@ static void rx_run_minimum_f(float *o, const float *x, int64_t sx, const float *
 		if (n == 0)                                                            \
 			return rx_result(c, d);                                        \
 		if ((na == n || na == 1) && (nb == n || nb == 1)) {                    \
-			RUN(o, x, na == n, y, nb == n, n);                             \
+			RUN(o, x, 0, na == n, y, 0, nb == n, 1, n);                    \
 		} else {                                                               \
 			int64_t k = 0, m = od[3];                                      \
 			for (int64_t i0 = 0; i0 < od[0]; i0++)                         \
-			for (int64_t i1 = 0; i1 < od[1]; i1++)                         \
-			for (int64_t i2 = 0; i2 < od[2]; i2++) {                       \
-				const float *xa = x + i0 * sa[0] + i1 * sa[1] + i2 * sa[2];\
-				const float *yb = y + i0 * sb[0] + i1 * sb[1] + i2 * sb[2];\
-				RUN(o + k, xa, sa[3], yb, sb[3], m);                   \
-				k += m;                                                \
+			for (int64_t i1 = 0; i1 < od[1]; i1++) {                       \
+				const float *xa = x + i0 * sa[0] + i1 * sa[1];         \
+				const float *yb = y + i0 * sb[0] + i1 * sb[1];         \
+				RUN(o + k, xa, sa[2], sa[3], yb, sb[2], sb[3], od[2], m); \
+				k += od[2] * m;                                        \
 			}                                                              \
 		}                                                                      \
 		return rx_result(c, d);                                                \
