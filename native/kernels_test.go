@@ -6,6 +6,8 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/rextio/rxeq/native"
+	nrt "github.com/rextio/rxeq/native/runtime"
 	"github.com/rextio/rxeq/program/ir"
 	"github.com/rextio/rxeq/program/ir/irtest"
 	"github.com/rextio/rxeq/tensor"
@@ -15,43 +17,27 @@ import (
 // edges: every shape around the block sizes gives the element-by-element
 // result.
 var _ = Describe("blocked kernels", Label("native"), func() {
-	It("transposes every shape around the 4x4 blocks", func() {
+	It("transposes every shape around the 8x8 and 4x4 blocks on every ISA", func() {
 		b := irtest.NewFunc("tr")
 		x := b.Param("x", ir.Float32, "M", "N")
 		y := b.Result("y", ir.Float32, "N", "M")
 		b.Op(ir.Transpose, y, x)
-		prog := compile(&ir.Program{File: "tr.rx", Funcs: []*ir.Func{b.Fn}})
-		defer prog.Close()
-		sizes := []int{1, 3, 4, 5, 8, 13, 32}
-		for _, m := range sizes {
-			for _, n := range sizes {
-				data := make([]float32, m*n)
-				for i := range data {
-					data[i] = float32(i) + 0.25
-				}
-				out := run(prog, "tr", map[string]*tensor.Tensor{"x": tensor.FromFloat32(data, m, n)})["y"]
-				Expect(out.Shape).To(Equal([]int{n, m}))
-				for i := range m {
-					for j := range n {
-						Expect(out.F32[j*m+i]).To(Equal(data[i*n+j]), fmt.Sprintf("[%d,%d] of %dx%d", i, j, m, n))
-					}
-				}
+		best, err := nrt.DetectISA()
+		Expect(err).NotTo(HaveOccurred())
+		for _, isa := range nrt.ISAs {
+			GinkgoT().Setenv(nrt.ISAEnv, isa)
+			prog := compile(&ir.Program{File: "tr.rx", Funcs: []*ir.Func{b.Fn}})
+			checkTranspose(prog)
+			prog.Close()
+			if isa == best {
+				break
 			}
 		}
 	})
 
-	It("computes broadcasting arithmetic on rows around the vector widths", func() {
-		ops := []struct {
-			kind ir.OpKind
-			f    func(a, b float32) float32
-		}{
-			{ir.Add, func(a, b float32) float32 { return a + b }},
-			{ir.Sub, func(a, b float32) float32 { return a - b }},
-			{ir.Mul, func(a, b float32) float32 { return a * b }},
-			{ir.Div, func(a, b float32) float32 { return a / b }},
-		}
+	It("computes broadcasting arithmetic on rows around the vector widths on every ISA", func() {
 		p := &ir.Program{File: "bin.rx"}
-		for i, op := range ops {
+		for i, op := range arithOps {
 			b := irtest.NewFunc(fmt.Sprintf("f%d", i))
 			x := b.Param("x", ir.Float32, "R", "N")
 			z := b.Param("z", ir.Float32, "N")
@@ -62,23 +48,15 @@ var _ = Describe("blocked kernels", Label("native"), func() {
 			b.Op(op.kind, y, t, s) // full shapes
 			p.Funcs = append(p.Funcs, b.Fn)
 		}
-		prog := compile(p)
-		defer prog.Close()
-		for i, op := range ops {
-			for _, n := range []int{1, 3, 4, 7, 8, 9, 15, 16, 17, 31, 32, 33} {
-				const rows = 3
-				x, z, s := make([]float32, rows*n), make([]float32, n), make([]float32, rows*n)
-				for k := range x {
-					x[k], s[k] = float32(k)*0.37-5, float32(k%5)+0.5
-				}
-				for k := range z {
-					z[k] = 1.5 - float32(k)*0.11
-				}
-				out := run(prog, fmt.Sprintf("f%d", i), map[string]*tensor.Tensor{
-					"x": tensor.FromFloat32(x, rows, n), "z": tensor.FromFloat32(z, n), "s": tensor.FromFloat32(s, rows, n)})["y"]
-				for k := range x {
-					Expect(out.F32[k]).To(Equal(op.f(op.f(x[k], z[k%n]), s[k])), fmt.Sprintf("op %d, n=%d, element %d", i, n, k))
-				}
+		best, err := nrt.DetectISA()
+		Expect(err).NotTo(HaveOccurred())
+		for _, isa := range nrt.ISAs {
+			GinkgoT().Setenv(nrt.ISAEnv, isa)
+			prog := compile(p)
+			checkArith(prog, isa)
+			prog.Close()
+			if isa == best {
+				break
 			}
 		}
 	})
@@ -112,3 +90,58 @@ var _ = Describe("blocked kernels", Label("native"), func() {
 		}
 	})
 })
+
+// checkTranspose runs prog's tr on every shape from sizes x sizes around
+// the block sizes and compares each element with its source.
+func checkTranspose(prog *native.Program) {
+	sizes := []int{1, 3, 4, 5, 8, 9, 13, 16, 32}
+	for _, m := range sizes {
+		for _, n := range sizes {
+			data := make([]float32, m*n)
+			for i := range data {
+				data[i] = float32(i) + 0.25
+			}
+			out := run(prog, "tr", map[string]*tensor.Tensor{"x": tensor.FromFloat32(data, m, n)})["y"]
+			Expect(out.Shape).To(Equal([]int{n, m}))
+			for i := range m {
+				for j := range n {
+					Expect(out.F32[j*m+i]).To(Equal(data[i*n+j]), fmt.Sprintf("[%d,%d] of %dx%d", i, j, m, n))
+				}
+			}
+		}
+	}
+}
+
+// arithOps are the binary ops of the broadcasting spec and their float32
+// arithmetic in Go.
+var arithOps = []struct {
+	kind ir.OpKind
+	f    func(a, b float32) float32
+}{
+	{ir.Add, func(a, b float32) float32 { return a + b }},
+	{ir.Sub, func(a, b float32) float32 { return a - b }},
+	{ir.Mul, func(a, b float32) float32 { return a * b }},
+	{ir.Div, func(a, b float32) float32 { return a / b }},
+}
+
+// checkArith runs f0..f3 (t = x op z, y = t op s for each of arithOps) on
+// rows of every length around the vector widths.
+func checkArith(prog *native.Program, isa string) {
+	for i, op := range arithOps {
+		for _, n := range []int{1, 3, 4, 7, 8, 9, 15, 16, 17, 31, 32, 33} {
+			const rows = 3
+			x, z, s := make([]float32, rows*n), make([]float32, n), make([]float32, rows*n)
+			for k := range x {
+				x[k], s[k] = float32(k)*0.37-5, float32(k%5)+0.5
+			}
+			for k := range z {
+				z[k] = 1.5 - float32(k)*0.11
+			}
+			out := run(prog, fmt.Sprintf("f%d", i), map[string]*tensor.Tensor{
+				"x": tensor.FromFloat32(x, rows, n), "z": tensor.FromFloat32(z, n), "s": tensor.FromFloat32(s, rows, n)})["y"]
+			for k := range x {
+				Expect(out.F32[k]).To(Equal(op.f(op.f(x[k], z[k%n]), s[k])), fmt.Sprintf("%s: op %d, n=%d, element %d", isa, i, n, k))
+			}
+		}
+	}
+}
