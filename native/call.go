@@ -81,6 +81,15 @@ func (p *Program) runNative(ctx context.Context, c *compiled, inputs, into map[s
 		}
 		return nil, nil
 	}
+	if len(m.results) == 0 {
+		// Nothing to allocate but the Result.
+		st := fr.invoke(c.entry)
+		p.frames.put(fr, &st.counters)
+		if st.code != rxOK {
+			return nil, callError(m, inputs, st)
+		}
+		return &Result{}, nil
+	}
 	// The output tensors and their shapes share one allocation, and so
 	// does their data (an int64 backing that float32 outputs view).
 	blk := newOutBlock(len(m.results), m.outRanks)
@@ -219,9 +228,6 @@ type smallOutBlock struct {
 }
 
 func newOutBlock(results, dims int) *outBlock {
-	if results == 0 {
-		return &outBlock{}
-	}
 	if results <= 3 && dims <= 8 {
 		b := &smallOutBlock{}
 		b.outBlock.ts, b.outBlock.dims = b.ts[:results], b.dims[:dims]

@@ -10,6 +10,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/rextio/rxeq/native"
+	"github.com/rextio/rxeq/program/ir"
 	"github.com/rextio/rxeq/tensor"
 )
 
@@ -111,6 +112,20 @@ var _ = Describe("invocation context", Label("native"), func() {
 		Expect(c.ArenaReleases).To(Equal(c.ArenaAllocs))
 		Expect(prog.Close()).To(Succeed())
 		Expect(prog.Counters()).To(Equal(c))
+	})
+
+	It("calls a function without results and returns an empty Result", func() {
+		prog := compile(&ir.Program{File: "empty.rx", Funcs: []*ir.Func{{Name: "empty", Pos: "empty.rx:1:1"}}})
+		defer prog.Close()
+		for range 3 {
+			r, err := prog.Run(context.Background(), "empty", nil)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(r.Outputs).To(BeNil())
+			Expect(r.Path).To(Equal(native.PathNative))
+		}
+		Expect(prog.Counters().Calls).To(Equal(int64(3)))
+		_, err := prog.Run(context.Background(), "empty", map[string]*tensor.Tensor{"x": tensor.Scalar(1)})
+		Expect(err).To(MatchError(ContainSubstring("unknown input x")))
 	})
 
 	It("does not run after Close and unloads once", func() {
