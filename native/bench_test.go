@@ -162,14 +162,29 @@ func BenchmarkEmptyCall(b *testing.B) {
 	}
 	defer prog.Close()
 	ctx := context.Background()
-	b.ReportAllocs()
-	cpu0 := cpuTime()
-	for b.Loop() {
-		if _, err := prog.Run(ctx, "empty", nil); err != nil {
-			b.Fatal(err)
+	// native: Run, which allocates its Result; native-into: RunInto, which
+	// writes into the caller's tensors (here none) and allocates nothing.
+	b.Run("native", func(b *testing.B) {
+		b.ReportAllocs()
+		cpu0 := cpuTime()
+		for b.Loop() {
+			if _, err := prog.Run(ctx, "empty", nil); err != nil {
+				b.Fatal(err)
+			}
 		}
-	}
-	b.ReportMetric(float64((cpuTime()-cpu0).Nanoseconds())/float64(b.N), "cpu-ns/op")
+		b.ReportMetric(float64((cpuTime()-cpu0).Nanoseconds())/float64(b.N), "cpu-ns/op")
+	})
+	b.Run("native-into", func(b *testing.B) {
+		b.ReportAllocs()
+		outputs := map[string]*tensor.Tensor{}
+		cpu0 := cpuTime()
+		for b.Loop() {
+			if _, err := prog.RunInto(ctx, "empty", nil, outputs); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.ReportMetric(float64((cpuTime()-cpu0).Nanoseconds())/float64(b.N), "cpu-ns/op")
+	})
 }
 
 // BenchmarkCompile is the time from an IR program to a loaded program:

@@ -99,7 +99,7 @@ def main():
                 print(f"{fn:15s} {batch:6d} | {fmt(b[1])} {fmt(i[1])} {fmt(b[1] / i[1], 7, 2)}x |"
                       f" {fmt(t[1] / b[1], 11, 1)}x {fmt(t[1] / i[1], 8, 1)}x")
     print()
-    for name in ("BenchmarkEmptyCall", "BenchmarkCompile/cold", "BenchmarkCompile/cold-tcc", "BenchmarkCompile/cold-empty-cache", "BenchmarkCompile/warm"):
+    for name in ("BenchmarkEmptyCall", "BenchmarkEmptyCall/native", "BenchmarkEmptyCall/native-into", "BenchmarkCompile/cold", "BenchmarkCompile/cold-tcc", "BenchmarkCompile/cold-empty-cache", "BenchmarkCompile/warm"):
         for label, src in (("before", base), ("native", new)):
             m = src.get(name)
             if not m:
