@@ -2,8 +2,6 @@ package native
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -136,20 +134,11 @@ func batchSymbol(slot int, cname string) string { return fmt.Sprintf("rx_b%d_%s"
 // members' sources and renames, the runtime it links against, the
 // compiler and the flags.
 func batchKey(srcs [][]byte, wrappers [][]byte, rtKey string, cc *compiler) string {
-	h := sha256.New()
-	part := func(s string) { fmt.Fprintf(h, "%d:%s\n", len(s), s) }
-	part("rxeq-native-batch-v1")
+	parts := make([][]byte, 0, 2*len(srcs))
 	for i := range srcs {
-		part(string(srcs[i]))
-		part(string(wrappers[i]))
+		parts = append(parts, srcs[i], wrappers[i])
 	}
-	part(runtime.Header())
-	part(rtKey)
-	part(cc.path)
-	part(strings.Join(cc.args, " "))
-	part(cc.ident)
-	part(strings.Join(buildFlags, " ") + " -lm")
-	return hex.EncodeToString(h.Sum(nil))
+	return buildKey("rxeq-native-batch-v1", parts, rtKey, cc)
 }
 
 // buildBatch returns the path of a valid cached library holding every

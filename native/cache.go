@@ -47,10 +47,19 @@ const staleTemp = time.Hour
 // generated source, the key of the runtime library it links against (which
 // covers the runtime's sources), the compiler's identity and the flags.
 func cacheKey(src []byte, runtimeKey string, cc *compiler) string {
+	return buildKey("rxeq-native-v2", [][]byte{src}, runtimeKey, cc)
+}
+
+// buildKey hashes a kind tag, the sources of a build (each
+// length-prefixed, so no two lists hash alike), the runtime header and
+// library key it builds against, the compiler's identity and the flags.
+func buildKey(kind string, srcs [][]byte, runtimeKey string, cc *compiler) string {
 	h := sha256.New()
 	part := func(s string) { fmt.Fprintf(h, "%d:%s\n", len(s), s) }
-	part("rxeq-native-v2")
-	part(string(src))
+	part(kind)
+	for _, src := range srcs {
+		part(string(src))
+	}
 	part(runtime.Header())
 	part(runtimeKey)
 	part(cc.path)
