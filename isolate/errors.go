@@ -46,3 +46,18 @@ type renamedError struct {
 
 func (e *renamedError) Error() string { return e.text }
 func (e *renamedError) Unwrap() error { return e.err }
+
+// IsCrashText reports whether text (an error's text, or its first line)
+// is a worker's crash or timeout of native or torch code: "native crashed:
+// signal SIGSEGV", "torch timed out after 10s", …. The fuzzer keeps such
+// findings apart by their text.
+func IsCrashText(text string) bool {
+	for _, name := range []string{harness.PathNative, harness.PathTorch} {
+		for _, kind := range []error{ErrCrashed, ErrTimedOut} {
+			if strings.HasPrefix(text, name+strings.TrimPrefix(kind.Error(), "native")) {
+				return true
+			}
+		}
+	}
+	return false
+}

@@ -455,7 +455,7 @@ func slotChecker(c *fuzz.Checker) (*fuzz.Checker, func()) {
 // worker and a build to nearly every candidate.
 func reduceChecker(f fuzz.Finding, pooled, own *fuzz.Checker) *fuzz.Checker {
 	for _, k := range []string{f.GotKind, f.RefKind} {
-		if strings.HasPrefix(k, isolate.ErrCrashed.Error()) || strings.HasPrefix(k, isolate.ErrTimedOut.Error()) {
+		if isolate.IsCrashText(k) {
 			return own
 		}
 	}
@@ -650,13 +650,17 @@ func cmdReduce(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		return exitUsage
 	}
 	defer closeExecutors(checker.Executors)
-	own := checker
-	checker, release := slotChecker(checker) // one worker for every candidate
-	defer release()
+	// The settings go on the checker before it is copied: the reducer of a
+	// crash or a timeout uses the original (a worker per candidate), and
+	// it must reproduce the finding under the same --emi, tolerance,
+	// noise runs and memory budget.
 	checker.NoiseRuns = noiseRuns(*noise)
 	checker.Tolerance = tol
 	checker.MaxMemory = mem.resolve()
 	checker.Metamorphic = *emi
+	own := checker
+	checker, release := slotChecker(checker) // one worker for every candidate
+	defer release()
 	src, err := program.ReadFile(name)
 	if err != nil {
 		fmt.Fprintf(stderr, "rxeq reduce: %v\n", err)
