@@ -73,3 +73,23 @@ var _ = Describe("entries with Options.Inputs", func() {
 		Expect(failures[0]).To(ContainSubstring("g/x.npy: parameter x of g is float32, the file holds float64"))
 	})
 })
+
+var _ = Describe("entries with an Options.Inputs directory that holds nothing", func() {
+	It("makes one failing entry, as rxeq run exits 2, instead of passing on generated inputs", func() {
+		dir := GinkgoT().TempDir()
+		f, err := program.ParseScenario(filepath.Join(dir, "p.rx"), []byte(inputsSrc))
+		Expect(err).NotTo(HaveOccurred())
+		for _, in := range []string{filepath.Join(dir, "misspelt"), dir} {
+			opts := harness.Options{Executors: []harness.Executor{harness.FallbackExecutor{}}, Inputs: in}
+			cases := rxginkgo.PlannedCases([]*program.File{f}, opts)
+			Expect(cases).To(HaveLen(3), in) // f and g on generated inputs, and the failing entry
+			bad := cases[2]
+			Expect(bad.String()).To(Equal("input files"))
+			Expect(bad.Err).To(MatchError(harness.ErrInputs))
+			Expect(bad.Err.Error()).To(ContainSubstring(in + ": no .npy file for any parameter of the functions run"))
+			failures := InterceptGomegaFailures(func() { rxginkgo.AssertCase(bad) })
+			Expect(failures).To(HaveLen(1))
+			Expect(failures[0]).To(HavePrefix("the input files cannot be used:\n"))
+		}
+	})
+})

@@ -38,6 +38,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/onsi/ginkgo/v2"
 	"github.com/onsi/ginkgo/v2/types"
@@ -83,6 +84,9 @@ type Case struct {
 // a function whose Options.Inputs files cannot be used).
 func (c Case) String() string {
 	if c.File == nil {
+		if errors.Is(c.Err, harness.ErrInputs) {
+			return "input files" // Options.Inputs holds no file for any function
+		}
 		return "does not check"
 	}
 	if c.Err != nil {
@@ -143,6 +147,7 @@ func planEntries(files []*program.File, opts harness.Options) []plannedEntry {
 		}
 	}
 	var out []plannedEntry
+	replayed := false // some function found a file under opts.Inputs
 	for _, f := range files {
 		batches := f.Batches
 		if len(batches) == 0 {
@@ -153,8 +158,10 @@ func planEntries(files []*program.File, opts harness.Options) []plannedEntry {
 			fnBatches, fnOpts, err := inputBatches(f, fn, batches, opts)
 			if err != nil {
 				out = append(out, plannedEntry{Case{File: f, Function: fn.Name, Err: err}, ginkgo.Label(harness.PathOracle), at})
+				replayed = true // its failing entry says what is wrong
 				continue
 			}
+			replayed = replayed || fnOpts.Inputs != ""
 			for bi, b := range fnBatches {
 				for i, e := range execs {
 					o := fnOpts
@@ -176,6 +183,15 @@ func planEntries(files []*program.File, opts harness.Options) []plannedEntry {
 				}
 			}
 		}
+	}
+	if opts.Inputs != "" && !replayed {
+		// As rxeq run: a directory (misspelt, missing, empty) where no
+		// function finds a file is an error, not a silent run on
+		// generated inputs.
+		err := fmt.Errorf("%w: %s: no .npy file for any parameter of the functions run; the files are looked up as %s",
+			harness.ErrInputs, opts.Inputs, strings.Join(harness.InputSearchPaths(opts.Inputs, "SCENARIO", "FUNCTION", "bN", "PARAM"), ", then "))
+		at := types.CodeLocation{FileName: opts.Inputs, LineNumber: 1}
+		out = append(out, plannedEntry{Case{Err: err}, ginkgo.Label(harness.PathOracle), at})
 	}
 	return out
 }
