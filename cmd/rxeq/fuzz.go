@@ -43,6 +43,10 @@ type fuzzRun struct {
 	// pool per goroutine (the behaviour batching must not change).
 	chunk      int
 	ownWorkers bool
+	// slotCaches is the session's private build cache when each goroutine
+	// may have a directory of its own in it, emptied after each chunk (the
+	// runtime library lives elsewhere); "" otherwise.
+	slotCaches string
 }
 
 // tolerance registers --rtol and --atol, the tolerance of float outputs
@@ -125,11 +129,15 @@ func cmdFuzz(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return exitFail
 	}
 	defer cleanup()
+	rtCache := runtimeCache()
 	checker, err := buildChecker(r.execList, nativeSetup{isolate: r.isolate, cacheDir: cache, timeout: *timeout, external: r.external,
-		programCC: resolveProgramCC(*programCC), rtCache: runtimeCache()})
+		programCC: resolveProgramCC(*programCC), rtCache: rtCache})
 	if err != nil {
 		fmt.Fprintf(stderr, "rxeq fuzz: %v\n", err)
 		return exitUsage
+	}
+	if cache != "" && rtCache != "" {
+		r.slotCaches = cache
 	}
 	defer closeExecutors(checker.Executors)
 	checker.NoiseRuns = noiseRuns(*noise)
@@ -344,6 +352,18 @@ func (r *fuzzRun) loop(parent context.Context, stdout, stderr io.Writer) (fuzzSt
 				c, release = slotChecker(r.checker)
 			}
 			defer release()
+			// In a session's private cache, this goroutine's isolated
+			// builds go to a directory of its own, emptied after each
+			// chunk: nothing builds there between chunks (its worker is
+			// idle), loaded libraries stay mapped, and a long --time run
+			// does not fill the tmpfs at some 80 KB per program.
+			wipe := func() {}
+			if r.slotCaches != "" && !r.ownWorkers {
+				if dir, err := os.MkdirTemp(r.slotCaches, "slot-"); err == nil {
+					setCacheDir(c, dir)
+					wipe = func() { wipeDir(dir) }
+				}
+			}
 			for lo, hi, ok := take(); ok; lo, hi, ok = take() {
 				progs := make([]fuzz.Program, 0, hi-lo)
 				srcs := make([][]byte, 0, hi-lo)
@@ -359,6 +379,7 @@ func (r *fuzzRun) loop(parent context.Context, stdout, stderr io.Writer) (fuzzSt
 				for k, p := range progs {
 					results <- r.one(ctx, c, lo+k, p)
 				}
+				wipe()
 			}
 		}()
 	}
@@ -444,6 +465,24 @@ func slotChecker(c *fuzz.Checker) (*fuzz.Checker, func()) {
 		for _, p := range pools {
 			_ = p.Close()
 		}
+	}
+}
+
+// setCacheDir points c's isolated executors' builds at dir.
+func setCacheDir(c *fuzz.Checker, dir string) {
+	for i, e := range c.Executors {
+		if ie, ok := e.(isolate.Executor); ok {
+			ie.Options.CacheDir = dir
+			c.Executors[i] = ie
+		}
+	}
+}
+
+// wipeDir removes what dir holds, keeping dir itself.
+func wipeDir(dir string) {
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		_ = os.RemoveAll(filepath.Join(dir, e.Name()))
 	}
 }
 
