@@ -102,10 +102,20 @@ var _ = Describe("invocation context", Label("native"), func() {
 				}
 			}()
 		}
-		for range 50 {
-			Expect(prog.Counters().Calls).To(BeNumerically("<=", callers*calls))
+		done := make(chan struct{})
+		go func() { wg.Wait(); close(done) }()
+		last, reads := int64(0), 0
+		for running := true; running; reads++ {
+			select {
+			case <-done:
+				running = false
+			default:
+			}
+			n := prog.Counters().Calls
+			Expect(n).To(BeNumerically("<=", callers*calls))
+			Expect(n).To(BeNumerically(">=", last), "the count never goes down while calls run (read %d)", reads)
+			last = n
 		}
-		wg.Wait()
 		c := prog.Counters()
 		Expect(c.Calls).To(Equal(int64(callers * calls)))
 		Expect(c.ResultValidations).To(Equal(int64(17 * callers * calls)))

@@ -327,8 +327,13 @@ func (p *Program) PathOf(fn string) (Path, error) {
 	return PathFallback, c.reason
 }
 
-// Counters returns the counters summed over every call so far.
+// Counters returns the counters summed over every call so far. It waits
+// for the calls running at the time to end (as Close does), so that every
+// call has put its counts back: the counts never go down from one read to
+// the next.
 func (p *Program) Counters() Counters {
+	p.mu.Lock()
+	defer p.mu.Unlock()
 	c := p.frames.counters()
 	c.FallbackRuns = p.fallbackRuns.Load()
 	return c
