@@ -62,7 +62,12 @@ func (e Executor) Name() string {
 
 // Prepare starts a worker and has it generate, build and load p. A build
 // error is returned as the worker reported it (same text and kind).
-func (e Executor) Prepare(ctx context.Context, _ *program.File, p *ir.Program) (harness.Prepared, error) {
+func (e Executor) Prepare(ctx context.Context, f *program.File, p *ir.Program) (harness.Prepared, error) {
+	prep, err := e.prepare(ctx, f, p)
+	return prep, named(e.Name(), err)
+}
+
+func (e Executor) prepare(ctx context.Context, _ *program.File, p *ir.Program) (harness.Prepared, error) {
 	if p == nil {
 		return nil, fmt.Errorf("%w: native: nil program", harness.ErrExecutor)
 	}
