@@ -11,6 +11,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/rextio/rxeq/internal/signame"
 )
 
 // extProc is one running external executor process and its pipes. It is
@@ -205,22 +207,9 @@ func describeExternalExit(st *os.ProcessState) string {
 		return "it exited"
 	}
 	if ws, ok := st.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		return "killed by signal " + externalSignalName(ws.Signal())
+		return "killed by signal " + signame.Name(ws.Signal())
 	}
 	return fmt.Sprintf("exit status %d", st.ExitCode())
-}
-
-var externalSignals = map[syscall.Signal]string{
-	syscall.SIGSEGV: "SIGSEGV", syscall.SIGABRT: "SIGABRT", syscall.SIGBUS: "SIGBUS",
-	syscall.SIGFPE: "SIGFPE", syscall.SIGILL: "SIGILL", syscall.SIGKILL: "SIGKILL",
-	syscall.SIGTERM: "SIGTERM", syscall.SIGINT: "SIGINT", syscall.SIGPIPE: "SIGPIPE",
-}
-
-func externalSignalName(s syscall.Signal) string {
-	if n, ok := externalSignals[s]; ok {
-		return n
-	}
-	return fmt.Sprintf("%d (%v)", int(s), s)
 }
 
 // stderrTail keeps the last max bytes an executor wrote to its stderr,

@@ -13,6 +13,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/rextio/rxeq/internal/signame"
 )
 
 // worker is one running worker process and its pipes.
@@ -182,28 +184,12 @@ func describeExit(st *os.ProcessState, reported string) string {
 		return "worker exited"
 	}
 	if ws, ok := st.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		return "signal " + signalName(ws.Signal())
+		return "signal " + signame.Name(ws.Signal())
 	}
 	if reported != "" && st.ExitCode() == 2 {
 		return "signal " + reported
 	}
 	return fmt.Sprintf("exit status %d", st.ExitCode())
-}
-
-var signalNames = map[syscall.Signal]string{
-	syscall.SIGSEGV: "SIGSEGV", syscall.SIGABRT: "SIGABRT", syscall.SIGBUS: "SIGBUS",
-	syscall.SIGFPE: "SIGFPE", syscall.SIGILL: "SIGILL", syscall.SIGKILL: "SIGKILL",
-	syscall.SIGTERM: "SIGTERM", syscall.SIGINT: "SIGINT", syscall.SIGTRAP: "SIGTRAP",
-	syscall.SIGPIPE: "SIGPIPE", syscall.SIGSYS: "SIGSYS", syscall.SIGQUIT: "SIGQUIT",
-	syscall.SIGHUP: "SIGHUP", syscall.SIGXCPU: "SIGXCPU", syscall.SIGXFSZ: "SIGXFSZ",
-}
-
-// signalName returns the conventional name of s ("SIGSEGV").
-func signalName(s syscall.Signal) string {
-	if n, ok := signalNames[s]; ok {
-		return n
-	}
-	return fmt.Sprintf("%d (%v)", int(s), s)
 }
 
 // tail keeps the last max bytes written to it, and the name of the last
