@@ -54,39 +54,32 @@ func cacheKey(src []byte, runtimeKey string, cc *compiler) string {
 // length-prefixed, so no two lists hash alike), the runtime header and
 // library key it builds against, the compiler's identity and the flags.
 func buildKey(kind string, srcs [][]byte, runtimeKey string, cc *compiler) string {
-	h := sha256.New()
-	part := func(s string) { fmt.Fprintf(h, "%d:%s\n", len(s), s) }
-	part(kind)
+	parts := []string{kind}
 	for _, src := range srcs {
-		part(string(src))
+		parts = append(parts, string(src))
 	}
-	part(runtime.Header())
-	part(runtimeKey)
-	part(cc.path)
-	part(strings.Join(cc.args, " "))
-	part(cc.ident)
-	part(strings.Join(buildFlags, " ") + " -lm")
-	return hex.EncodeToString(h.Sum(nil))
+	return hashParts(append(parts, runtime.Header(), runtimeKey, cc.path, strings.Join(cc.args, " "), cc.ident,
+		strings.Join(buildFlags, " ")+" -lm")...)
 }
 
 // runtimeKey hashes everything that determines a runtime library.
 func runtimeKey(lib runtime.Lib, cc *compiler) string {
-	h := sha256.New()
-	part := func(s string) { fmt.Fprintf(h, "%d:%s\n", len(s), s) }
-	part("rxeq-runtime-v1")
-	part(lib.Name)
+	parts := []string{"rxeq-runtime-v1", lib.Name}
 	for _, f := range lib.Files {
-		part(f.Name)
-		part(f.Text)
+		parts = append(parts, f.Name, f.Text)
 	}
-	part(strings.Join(lib.CSources, " "))
-	part(strings.Join(lib.Args, " "))
-	part(strings.Join(lib.Libs, " "))
-	part(lib.ISA)
-	part(cc.path)
-	part(strings.Join(cc.args, " "))
-	part(cc.ident)
-	part(strings.Join(buildFlags, " ") + " " + strings.Join(runtimeLinkFlags, " ") + " -lm")
+	return hashParts(append(parts, strings.Join(lib.CSources, " "), strings.Join(lib.Args, " "),
+		strings.Join(lib.Libs, " "), lib.ISA, cc.path, strings.Join(cc.args, " "), cc.ident,
+		strings.Join(buildFlags, " ")+" "+strings.Join(runtimeLinkFlags, " ")+" -lm")...)
+}
+
+// hashParts is the hex SHA-256 of parts, each length-prefixed so that no
+// two lists hash alike: the form of every cache key.
+func hashParts(parts ...string) string {
+	h := sha256.New()
+	for _, s := range parts {
+		fmt.Fprintf(h, "%d:%s\n", len(s), s)
+	}
 	return hex.EncodeToString(h.Sum(nil))
 }
 

@@ -3,8 +3,6 @@ package native
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -48,18 +46,9 @@ func findCXX(ctx context.Context, cxx string, timeout time.Duration) (*compiler,
 // what runtimeKey covers (its sources and the C compiler), the C++
 // compiler's identity and flags, the link flags and the framework version.
 func torchRuntimeKey(lib runtime.Lib, cc, cxx *compiler) string {
-	h := sha256.New()
-	part := func(s string) { fmt.Fprintf(h, "%d:%s\n", len(s), s) }
-	part("rxeq-runtime-cxx-v1")
-	part(runtimeKey(lib, cc))
-	part(strings.Join(lib.CXXSources, " "))
-	part(strings.Join(lib.CXXFlags, " "))
-	part(strings.Join(lib.LinkFlags, " "))
-	part(lib.Version)
-	part(cxx.path)
-	part(strings.Join(cxx.args, " "))
-	part(cxx.ident)
-	return hex.EncodeToString(h.Sum(nil))
+	return hashParts("rxeq-runtime-cxx-v1", runtimeKey(lib, cc), strings.Join(lib.CXXSources, " "),
+		strings.Join(lib.CXXFlags, " "), strings.Join(lib.LinkFlags, " "), lib.Version,
+		cxx.path, strings.Join(cxx.args, " "), cxx.ident)
 }
 
 // cFlagsNoLink are the C flags of an object compile (buildFlags without
