@@ -46,6 +46,13 @@ type Pool struct {
 	nextID  int
 	closed  bool
 	config  string // the executor configuration the pool serves
+
+	// starting serialises starting the shared worker, so that callers
+	// that find none at the same time start one between them.
+	starting sync.Mutex
+	// afterLookup, when set (by tests), runs in Prepare between finding
+	// the program in the worker and returning the handle.
+	afterLookup func()
 }
 
 // NewPool returns an empty pool; its first program starts its worker.
@@ -175,14 +182,52 @@ func (pl *Pool) startWorker(ctx context.Context, e Executor, main bool) (*poolWo
 }
 
 // mainWorker returns the shared worker, starting one when there is none.
+// Callers that find none at the same time wait for one start.
 func (pl *Pool) mainWorker(ctx context.Context, e Executor) (*poolWorker, error) {
-	pl.mu.Lock()
-	pw := pl.main
-	pl.mu.Unlock()
-	if pw != nil {
+	if pw := pl.currentMain(); pw != nil {
+		return pw, nil
+	}
+	pl.starting.Lock()
+	defer pl.starting.Unlock()
+	if pw := pl.currentMain(); pw != nil {
 		return pw, nil
 	}
 	return pl.startWorker(ctx, e, true)
+}
+
+// currentMain returns the shared worker, or nil.
+func (pl *Pool) currentMain() *poolWorker {
+	pl.mu.Lock()
+	defer pl.mu.Unlock()
+	return pl.main
+}
+
+// isClosed reports whether Close has been called.
+func (pl *Pool) isClosed() bool {
+	pl.mu.Lock()
+	defer pl.mu.Unlock()
+	return pl.closed
+}
+
+// take returns the member of pw that holds the program key with a handle
+// reserved on it and on pw, or nil when pw does not hold the program, or
+// the error the program's build gave (then nothing is reserved). Finding
+// the member and reserving it are one step, so a concurrent Prebuild,
+// which releases the members no handle uses, cannot release it in
+// between; the reservation becomes the handle's in attach.
+func (pl *Pool) take(pw *poolWorker, key string) (*pmember, *wireError) {
+	pl.mu.Lock()
+	defer pl.mu.Unlock()
+	m := pw.held[key]
+	switch {
+	case m == nil:
+		return nil, nil
+	case m.err != nil:
+		return nil, m.err
+	}
+	m.handles++
+	pw.handles++
+	return m, nil
 }
 
 // retire forgets a dead worker.
@@ -224,10 +269,15 @@ func (pl *Pool) exchange(ctx context.Context, pw *poolWorker, timeout time.Durat
 	return nil
 }
 
+// errClosedDuring is a call's error when Pool.Close stopped its worker
+// under it: that is no crash of the program.
+var errClosedDuring = fmt.Errorf("%w: the pool was closed during the call", native.ErrClosed)
+
 // errWorkerGone: the worker died (for another call) before this exchange.
 var errWorkerGone = errors.New("the native worker is gone")
 
-// prepareIn prepares the program wp (key) alone in pw.
+// prepareIn prepares the program wp (key) alone in pw and returns its
+// member with a handle reserved, as take does.
 func (pl *Pool) prepareIn(ctx context.Context, e Executor, pw *poolWorker, key string, wp *wireProgram) (*pmember, error) {
 	pl.mu.Lock()
 	pl.nextID++
@@ -251,6 +301,8 @@ func (pl *Pool) prepareIn(ctx context.Context, e Executor, pw *poolWorker, key s
 	}
 	pw.held[key] = m
 	pw.members[m] = true
+	m.handles++
+	pw.handles++
 	return m, nil
 }
 
@@ -351,16 +403,17 @@ func (e Executor) preparePooled(ctx context.Context, p *ir.Program) (harness.Pre
 	if err != nil {
 		return nil, err
 	}
-	pl.mu.Lock()
-	m := pw.held[key]
-	pl.mu.Unlock()
+	m, failed := pl.take(pw, key)
+	if failed != nil {
+		return nil, decodeError(failed)
+	}
 	if m == nil {
 		if m, err = pl.prepareIn(ctx, e, pw, key, wp); err != nil {
 			return nil, err
 		}
 	}
-	if m.err != nil {
-		return nil, decodeError(m.err)
+	if pl.afterLookup != nil {
+		pl.afterLookup()
 	}
 	h := &pooled{e: e, pl: pl, key: key, wp: wp}
 	pl.mu.Lock()
@@ -389,12 +442,11 @@ type pooled struct {
 	logIn *poolWorker
 }
 
-// attach makes pw's member m the handle's program. The caller holds pl.mu.
+// attach makes pw's member m, reserved by take or prepareIn, the handle's
+// program. The caller holds pl.mu.
 func (h *pooled) attach(pw *poolWorker, m *pmember) {
 	h.pw, h.m = pw, m
 	h.info, h.src = m.info, m.src
-	pw.handles++
-	m.handles++
 }
 
 // detach undoes attach, releasing the member (and stopping a worker of
@@ -458,6 +510,9 @@ func (h *pooled) run(ctx context.Context, fn string, inputs map[string]*tensor.T
 	req := &request{Kind: reqRun, Func: fn, Inputs: encodeTensors(inputs)}
 	var resp response
 	err := h.pl.exchange(ctx, pw, h.e.timeout(), h.withID(req), &resp)
+	if err != nil && h.pl.isClosed() {
+		return out, errClosedDuring
+	}
 	if errors.Is(err, errWorkerGone) {
 		return h.run(ctx, fn, inputs)
 	}
@@ -558,10 +613,9 @@ func (pw *poolWorker) isDead(pl *Pool) bool {
 // reattach prepares the program in pw (unless pw holds it) and moves the
 // handle there.
 func (h *pooled) reattach(ctx context.Context, pw *poolWorker) error {
-	h.pl.mu.Lock()
-	m := pw.held[h.key]
-	h.pl.mu.Unlock()
-	if m == nil || m.err != nil {
+	m, _ := h.pl.take(pw, h.key)
+	if m == nil {
+		// Not held, or its batch failed to build: prepare it alone.
 		var err error
 		if m, err = h.pl.prepareIn(ctx, h.e, pw, h.key, h.wp); err != nil {
 			return err
@@ -605,6 +659,9 @@ func (h *pooled) alone(ctx context.Context, req *request) (harness.Outcome, erro
 	for _, r := range append(log, req) {
 		resp = response{}
 		err = h.pl.exchange(ctx, pw, h.e.timeout(), h.withID(r), &resp)
+		if err != nil && h.pl.isClosed() {
+			return out, errClosedDuring
+		}
 		if err != nil {
 			if lost(ctx, err) {
 				h.forget()

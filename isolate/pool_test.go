@@ -3,6 +3,7 @@ package isolate_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"os/exec"
@@ -232,6 +233,63 @@ exec cc "$@"
 		a := prepareProgram(e, fe, pe)
 		_, err = a.Run(ctx, "e", poolInput())
 		Expect(err).NotTo(HaveOccurred())
+	})
+
+	It("starts one shared worker when many programs are prepared at once", func() {
+		e := pooled(executor(""))
+		srcs := []string{expSrc, tanhSrc, plainSrc, bothSrc}
+		errs := make(chan error, 2*len(srcs))
+		for i := range 2 * len(srcs) {
+			f, p := lower(fmt.Sprintf("p%d.rx", i), srcs[i%len(srcs)])
+			go func() {
+				defer GinkgoRecover()
+				pr, err := e.Prepare(ctx, f, p)
+				if err == nil {
+					DeferCleanup(pr.Close)
+				}
+				errs <- err
+			}()
+		}
+		for range 2 * len(srcs) {
+			Expect(<-errs).To(Succeed())
+		}
+		Expect(isolate.PoolWorkers(e.Pool)).To(Equal(1))
+	})
+
+	It("keeps a program that a Prebuild running at the same time no longer lists", func() {
+		e := pooled(executor(""))
+		fe, pe := lower("e.rx", expSrc)
+		_, pt := lower("t.rx", tanhSrc)
+		Expect(e.Prebuild(ctx, []*ir.Program{pe})).To(Succeed())
+		// The Prebuild of t releases the programs no handle uses; it runs
+		// after Prepare found e in the worker, before Prepare returns.
+		isolate.SetAfterLookup(e.Pool, func() {
+			isolate.SetAfterLookup(e.Pool, nil)
+			Expect(e.Prebuild(ctx, []*ir.Program{pt})).To(Succeed())
+		})
+		a := prepareProgram(e, fe, pe)
+		got, err := a.Run(ctx, "e", poolInput())
+		Expect(err).NotTo(HaveOccurred())
+		Expect(float64(got.Outputs["y"].F32[3])).To(BeNumerically("~", math.Exp(1.5)*0.5, 1e-5))
+	})
+
+	It("fails a call that Close interrupts with ErrClosed, not as a crash", func() {
+		e := executor("hang")
+		e.Timeout = time.Minute
+		e = pooled(e)
+		ft, pt := lower("t.rx", tanhSrc)
+		t := prepareProgram(e, ft, pt)
+		done := make(chan error, 1)
+		go func() {
+			_, err := t.Run(ctx, "t", poolInput())
+			done <- err
+		}()
+		time.Sleep(300 * time.Millisecond)
+		Expect(e.Pool.Close()).To(Succeed())
+		var err error
+		Eventually(done, 10*time.Second).Should(Receive(&err))
+		Expect(errors.Is(err, native.ErrClosed)).To(BeTrue(), "%v", err)
+		Expect(errors.Is(err, isolate.ErrCrashed)).To(BeFalse(), "%v", err)
 	})
 
 	It("refuses a second executor configuration and fails after Close", func() {
