@@ -194,7 +194,10 @@
 // golang.org/x/sys/cpu and $RXEQ_NATIVE_ISA (c, sse2, avx2, avx512), which
 // is part of the runtime's cache key. Every ISA gives the same bits.
 // MatMul is register-blocked, each element summed in increasing k order
-// with separate multiplies and adds. SLEEF (libsleef) is linked when the
+// with separate multiplies and adds. Codegen fuses a Transpose feeding a
+// MatMul and a bias-row Add after one into rx_matmul_bt, rx_matmul_bias
+// or rx_matmul_bt_bias (see gen.go), with the bits of the ops one by one.
+// SLEEF (libsleef) is linked when the
 // compiler finds libsleef.so; without it the transcendentals use libm one
 // element at a time.
 package native

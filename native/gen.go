@@ -49,6 +49,11 @@ import (
 //     where <cond> is the C name of the condition value;
 //   - an op on tensors: `RX_TRY(rx_<op>(&rx_c, <dst>, <args>...));`, e.g.
 //     rx_matmul, rx_add, rx_tanh, rx_softmax(.., axis), rx_sum(.., axis, keep);
+//   - a fused MatMul (findFusions): `RX_TRY(rx_matmul_bt(&rx_c, <dst>, a, w, t));`
+//     for `t = Transpose(w); dst = MatMul(a, t)`, `RX_TRY(rx_matmul_bias(&rx_c,
+//     <dst>, a, b, bias, m));` for `m = MatMul(a, b); dst = m + bias`, and
+//     rx_matmul_bt_bias(&rx_c, <dst>, a, w, bias, t, m) for both, in place of
+//     the ops' own statements;
 //   - a tensor copy: `RX_TRY(rx_copy(&rx_c, <dst>, <src>));`, or
 //     `RX_TRY(rx_move(&rx_c, <dst>, <src>));` when <src> is a temporary
 //     written by the statement just before and read by nothing else (the
@@ -132,7 +137,9 @@ type genFunc struct {
 	indexes  map[*ir.For]string
 	sites    []*ir.Site
 	siteIdx  map[*ir.Op]int
-	moves    map[*ir.Op]bool // tensor copies emitted as rx_move
+	moves    map[*ir.Op]bool    // tensor copies emitted as rx_move
+	fused    map[*ir.Op]*fusion // the first op of each fused group
+	inFused  map[*ir.Op]bool    // the other ops of the groups, emitted by the first
 }
 
 // isSlot reports whether v lives in a runtime slot: every tensor (float32
@@ -145,7 +152,7 @@ func newGenFunc(f *ir.Func, syms []string) *genFunc {
 	g := &genFunc{f: f, syms: syms, symIdx: map[string]int{}, name: map[*ir.Value]string{},
 		slot: map[*ir.Value]int{}, slotName: map[*ir.Value]string{}, constI: map[*ir.Value]int64{},
 		counts: map[*ir.For]string{}, countTmp: map[*ir.For]string{}, indexes: map[*ir.For]string{},
-		siteIdx: map[*ir.Op]int{}, moves: map[*ir.Op]bool{}}
+		siteIdx: map[*ir.Op]int{}, moves: map[*ir.Op]bool{}, fused: map[*ir.Op]*fusion{}, inFused: map[*ir.Op]bool{}}
 	for i, s := range syms {
 		g.symIdx[s] = i
 	}
@@ -186,6 +193,7 @@ func newGenFunc(f *ir.Func, syms []string) *genFunc {
 		}
 	})
 	g.findMoves(f.Body, reads)
+	g.findFusions(f.Body, reads)
 	// Names, in value order, so that they are deterministic.
 	taken := map[string]bool{}
 	for _, v := range f.Values {
@@ -276,6 +284,101 @@ func (g *genFunc) findMoves(body []ir.Instr, reads map[*ir.Value]int) {
 			g.findMoves(in.Then, reads)
 			g.findMoves(in.Else, reads)
 		}
+	}
+}
+
+// fusion is a group of adjacent ops emitted as one fused MatMul call
+// (rx_runtime.h): an optional Transpose of the MatMul's right operand, the
+// MatMul, and an optional Add of a bias row to its product.
+type fusion struct {
+	tr, mm, add *ir.Op
+}
+
+// findFusions groups the ops that one fused MatMul entry point computes,
+// each group in one block and adjacent, so that nothing runs between its
+// ops:
+//   - `t = Transpose(w); m = MatMul(a, t)` → rx_matmul_bt(d = m, a, w, t);
+//   - `m = MatMul(a, b); s = Add(m, bias)` → rx_matmul_bias(d = s, a, b,
+//     bias, m), where bias is a rank-1 float32 value whose size is m's
+//     column count (the bias row; the Add then has m's shape);
+//   - both → rx_matmul_bt_bias(d = s, a, w, bias, t, m).
+//
+// Only temporaries read by nothing but the next op of the group (t by the
+// MatMul as its right operand, m by the Add as its left one) are skipped;
+// their slots are still passed, so that the runtime validates their checked
+// types and the counters stay those of the unfused ops. The fused kernels
+// give the same bits as the ops one by one (the same summation order, the
+// product rounded before the bias is added, m + bias in that order).
+func (g *genFunc) findFusions(body []ir.Instr, reads map[*ir.Value]int) {
+	op := func(i int) *ir.Op {
+		if i >= len(body) {
+			return nil
+		}
+		o, _ := body[i].(*ir.Op)
+		return o
+	}
+	onlyRead := func(v *ir.Value) bool { return v.Kind == ir.Temp && reads[v] == 1 }
+	for i := 0; i < len(body); i++ {
+		switch in := body[i].(type) {
+		case *ir.For:
+			g.findFusions(in.Body, reads)
+			continue
+		case *ir.If:
+			g.findFusions(in.Then, reads)
+			g.findFusions(in.Else, reads)
+			continue
+		}
+		fu := &fusion{}
+		j := i
+		if o := op(j); o != nil && o.Kind == ir.Transpose {
+			mm := op(j + 1)
+			if mm == nil || mm.Kind != ir.MatMul || len(mm.Args) != 2 || mm.Args[1] != o.Dst ||
+				mm.Args[0] == o.Dst || !onlyRead(o.Dst) {
+				continue
+			}
+			fu.tr = o
+			j++
+		}
+		mm := op(j)
+		if mm == nil || mm.Kind != ir.MatMul || len(mm.Args) != 2 {
+			continue
+		}
+		fu.mm = mm
+		if add := op(j + 1); add != nil && add.Kind == ir.Add && len(add.Args) == 2 && add.Args[0] == mm.Dst &&
+			onlyRead(mm.Dst) && isBiasRow(add.Args[1], mm.Dst.Type) && add.Dst.Type.Equal(mm.Dst.Type) {
+			fu.add = add
+			j++
+		}
+		if fu.tr == nil && fu.add == nil {
+			continue
+		}
+		g.fused[op(i)] = fu
+		for k := i + 1; k <= j; k++ {
+			g.inFused[op(k)] = true
+		}
+		i = j
+	}
+}
+
+// isBiasRow reports whether v is a bias row for a product of type m (rank
+// 2): rank-1 float32 of m's column count.
+func isBiasRow(v *ir.Value, m ir.Type) bool {
+	return v.Type.DType == ir.Float32 && v.Type.Rank() == 1 && m.Rank() == 2 && v.Type.Shape[0] == m.Shape[1]
+}
+
+// fusedCall returns the C statement of a fused group.
+func (g *genFunc) fusedCall(fu *fusion) string {
+	a, b := g.slotName[fu.mm.Args[0]], g.slotName[fu.mm.Args[1]]
+	switch {
+	case fu.tr != nil && fu.add != nil:
+		return fmt.Sprintf("RX_TRY(rx_matmul_bt_bias(&rx_c, %s, %s, %s, %s, %s, %s));", g.slotName[fu.add.Dst], a,
+			g.slotName[fu.tr.Args[0]], g.slotName[fu.add.Args[1]], g.slotName[fu.tr.Dst], g.slotName[fu.mm.Dst])
+	case fu.tr != nil:
+		return fmt.Sprintf("RX_TRY(rx_matmul_bt(&rx_c, %s, %s, %s, %s));", g.slotName[fu.mm.Dst], a,
+			g.slotName[fu.tr.Args[0]], g.slotName[fu.tr.Dst])
+	default:
+		return fmt.Sprintf("RX_TRY(rx_matmul_bias(&rx_c, %s, %s, %s, %s, %s));", g.slotName[fu.add.Dst], a, b,
+			g.slotName[fu.add.Args[1]], g.slotName[fu.mm.Dst])
 	}
 }
 
@@ -438,8 +541,15 @@ var tensorOps = map[ir.OpKind]string{
 
 var cmpOps = map[ir.OpKind]string{ir.Eq: "==", ir.Ne: "!=", ir.Lt: "<", ir.Le: "<=", ir.Gt: ">", ir.Ge: ">="}
 
-// op returns the C statement for one op ("" for an inlined constant).
+// op returns the C statement for one op ("" for an inlined constant or an
+// op that a fused call before it computes).
 func (g *genFunc) op(o *ir.Op) string {
+	if fu := g.fused[o]; fu != nil {
+		return g.fusedCall(fu)
+	}
+	if g.inFused[o] {
+		return ""
+	}
 	d := o.Dst
 	slots := func() string {
 		parts := []string{"&rx_c", g.slotName[d]}

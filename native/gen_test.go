@@ -45,7 +45,7 @@ var _ = Describe("Generate", func() {
 		Expect(native.CFuncName("score_linear")).To(Equal("rx_fn_score_linear"))
 		Expect(s).To(ContainSubstring("/* score_linear: score_linear.rx:12:1 */\nint rx_fn_score_linear(const rx_arg *rx_args, rx_status *rx_st)\n{"))
 		order := []string{
-			"rx_matmul(&rx_c,", "rx_add(&rx_c,",
+			"rx_matmul_bias(&rx_c,", // MatMul(x, w) + b, fused (see the fused MatMul specs)
 			"for (int64_t round_idx = 0; round_idx < 4; round_idx++) {",
 			"rx_checked_rem(&rx_c, 0, round_idx, 2,", "if (", "rx_mul(&rx_c,", "} else {", "rx_tanh(&rx_c,",
 			"rx_softmax(&rx_c,", "rx_argmax(&rx_c,", "return rx_close(&rx_c);",

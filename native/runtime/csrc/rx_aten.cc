@@ -388,6 +388,27 @@ int rx_transpose(rx_ctx *c, rx_val *d, rx_val *av)
 	});
 }
 
+/* The fused MatMul entry points run the ops they stand for, one by one,
+ * through the slots of their intermediates (t, m): the same ATen calls,
+ * results and counters as the unfused code. */
+int rx_matmul_bt(rx_ctx *c, rx_val *d, rx_val *a, rx_val *b, rx_val *t)
+{
+	int rc = rx_transpose(c, t, b);
+	return rc != RX_OK ? rc : rx_matmul(c, d, a, t);
+}
+
+int rx_matmul_bias(rx_ctx *c, rx_val *d, rx_val *a, rx_val *b, rx_val *bias, rx_val *m)
+{
+	int rc = rx_matmul(c, m, a, b);
+	return rc != RX_OK ? rc : rx_add(c, d, m, bias);
+}
+
+int rx_matmul_bt_bias(rx_ctx *c, rx_val *d, rx_val *a, rx_val *b, rx_val *bias, rx_val *t, rx_val *m)
+{
+	int rc = rx_matmul_bt(c, m, a, b, t);
+	return rc != RX_OK ? rc : rx_add(c, d, m, bias);
+}
+
 int rx_softmax(rx_ctx *c, rx_val *d, rx_val *a, int32_t axis)
 {
 	return rx_guard(c, RX_K_SOFTMAX, [&]() -> int { return along(c, d, a, [axis](at::Tensor &o, const at::Tensor &x) { at::softmax_out(o, x, axis); }); });

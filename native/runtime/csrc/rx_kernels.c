@@ -892,6 +892,113 @@ RX_FN int rx_transpose(rx_ctx *c, rx_val *d, rx_val *av)
 	return rx_result(c, d);
 }
 
+/* ---- fused MatMul -------------------------------------------------------
+ * The fused entry points (see rx_runtime.h) compute what generated code
+ * would otherwise get from a Transpose feeding a MatMul and/or a bias Add
+ * after it, with the same bits: the transposed operand is packed the same
+ * way rx_transpose writes it, and the bias is added to each rounded sum in
+ * the kernel's store (RX_MM_PANEL). The intermediates they skip are not
+ * written; their slots' checked types are still validated, and counted,
+ * as rx_result would have (rx_elide), so the counters match the unfused
+ * ops. */
+
+/* rx_mmb_run runs this process's MatMul kernel (rx_k.isa) with an optional
+ * bias; M, N > 0. */
+static void rx_mmb_run(float *o, const float *a, const float *b, const float *bias, int64_t M, int64_t K, int64_t N)
+{
+	rx_mmb_fn f = rx_mm_c_b;
+#ifdef RX_X86
+	if (rx_k.isa >= 3)
+		f = rx_mm_avx512_b;
+	else if (rx_k.isa == 2)
+		f = rx_mm_avx2_b;
+#endif
+	f(o, a, b, bias, M, K, N);
+}
+
+/* rx_elide validates the rank-2 shape [r0, r1] that an elided
+ * intermediate t would have had against t's checked type, as rx_result
+ * validates a written result, and counts it as one. t keeps no data and is
+ * not stamped: nothing reads it (codegen fuses only such temporaries). */
+static int rx_elide(rx_ctx *c, rx_val *t, int64_t r0, int64_t r1)
+{
+	const rx_type *ty = t->type;
+	c->st->result_validations++;
+	c->st->fact_queries++;
+	if (ty->dtype != RX_F32 || ty->rank != 2)
+		return rx_fail(c, RX_E_INTERNAL, RX_I_RESULT, t - c->v, -1, 2);
+	if (rx_dim_of(c, ty->dims[0]) != r0)
+		return rx_fail(c, RX_E_INTERNAL, RX_I_RESULT, t - c->v, 0, r0);
+	if (rx_dim_of(c, ty->dims[1]) != r1)
+		return rx_fail(c, RX_E_INTERNAL, RX_I_RESULT, t - c->v, 1, r1);
+	return RX_OK;
+}
+
+/* RX_BT_PACK is the largest K*N whose transposed operand rx_linear packs
+ * on its stack (16 KB: K, N <= 64); bigger ones are transposed into their
+ * slot, exactly as rx_transpose would. */
+#define RX_BT_PACK 4096
+
+/* rx_linear: d = a x b' (+ bias) with b' = b^T (bt; t its elided slot) or
+ * b, and m the elided slot of the product when there is a bias. */
+static int rx_linear(rx_ctx *c, rx_val *d, rx_val *av, rx_val *bv, rx_val *cv, int bt, rx_val *t, rx_val *m)
+{
+	const rx_val *A = rx_operand(c, av), *B = rx_operand(c, bv), *C = NULL;
+	if (!A || !B)
+		return c->st->code;
+	if (cv && !(C = rx_operand(c, cv)))
+		return c->st->code;
+	int64_t M = A->dims[0], K = A->dims[1], N = bt ? B->dims[0] : B->dims[1];
+	if ((bt ? B->dims[1] : B->dims[0]) != K)
+		return rx_fail(c, RX_E_INTERNAL, RX_I_SHAPE, bv - c->v, bt, K);
+	if (C && (C->rank != 1 || C->dims[0] != N))
+		return rx_fail(c, RX_E_INTERNAL, RX_I_SHAPE, cv - c->v, 0, C->rank == 1 ? C->dims[0] : -1);
+	const float *y = B->data;
+	int small = K <= RX_BT_PACK && N <= RX_BT_PACK && K * N <= RX_BT_PACK;
+	float pack[bt && small ? RX_BT_PACK : 1] __attribute__((aligned(64)));
+	if (bt) {
+		if (small) {
+			if (rx_elide(c, t, K, N) != RX_OK)
+				return c->st->code;
+			rx_transpose_run(pack, y, N, K);
+			y = pack;
+		} else {
+			int64_t tdims[2] = {K, N};
+			float *p = rx_out(c, t, RX_F32, 2, tdims, t == bv);
+			if (!p)
+				return c->st->code;
+			rx_transpose_run(p, y, N, K);
+			if (rx_result(c, t) != RX_OK)
+				return c->st->code;
+			y = p;
+		}
+	}
+	if (C && rx_elide(c, m, M, N) != RX_OK)
+		return c->st->code;
+	int64_t dims[2] = {M, N};
+	float *o = rx_out(c, d, RX_F32, 2, dims, d == av || d == bv || d == cv);
+	if (!o)
+		return c->st->code;
+	if (M > 0 && N > 0)
+		rx_mmb_run(o, A->data, y, C ? C->data : NULL, M, K, N);
+	return rx_result(c, d);
+}
+
+RX_FN int rx_matmul_bt(rx_ctx *c, rx_val *d, rx_val *a, rx_val *b, rx_val *t)
+{
+	return rx_linear(c, d, a, b, NULL, 1, t, NULL);
+}
+
+RX_FN int rx_matmul_bias(rx_ctx *c, rx_val *d, rx_val *a, rx_val *b, rx_val *bias, rx_val *m)
+{
+	return rx_linear(c, d, a, b, bias, 0, NULL, m);
+}
+
+RX_FN int rx_matmul_bt_bias(rx_ctx *c, rx_val *d, rx_val *a, rx_val *b, rx_val *bias, rx_val *t, rx_val *m)
+{
+	return rx_linear(c, d, a, b, bias, 1, t, m);
+}
+
 /* ---- along an axis ----------------------------------------------------- */
 
 /* rx_axis views a as [outer, n, inner] around axis. */

@@ -205,6 +205,21 @@ int rx_abs(rx_ctx *c, rx_val *d, rx_val *a);
 int rx_sqrt(rx_ctx *c, rx_val *d, rx_val *a);
 int rx_matmul(rx_ctx *c, rx_val *d, rx_val *a, rx_val *b);
 int rx_transpose(rx_ctx *c, rx_val *d, rx_val *a);
+
+/* Fused MatMul (codegen emits them for the patterns below; see native/gen.go).
+ * Each computes, bit for bit, what the ops it replaces compute one by one,
+ * and validates and counts every result those ops would have validated;
+ * the slots of the intermediates it skips (t, m) are named so that their
+ * checked types are validated, and may be left unwritten (nothing else
+ * reads them). The torch runtime runs the replaced ops themselves, through
+ * those slots.
+ *   rx_matmul_bt:      t = Transpose(b); d = MatMul(a, t)
+ *   rx_matmul_bias:    m = MatMul(a, b); d = m + bias  (bias rank 1, [N])
+ *   rx_matmul_bt_bias: t = Transpose(b); m = MatMul(a, t); d = m + bias */
+int rx_matmul_bt(rx_ctx *c, rx_val *d, rx_val *a, rx_val *b, rx_val *t);
+int rx_matmul_bias(rx_ctx *c, rx_val *d, rx_val *a, rx_val *b, rx_val *bias, rx_val *m);
+int rx_matmul_bt_bias(rx_ctx *c, rx_val *d, rx_val *a, rx_val *b, rx_val *bias, rx_val *t, rx_val *m);
+
 int rx_softmax(rx_ctx *c, rx_val *d, rx_val *a, int32_t axis);
 int rx_logsoftmax(rx_ctx *c, rx_val *d, rx_val *a, int32_t axis);
 int rx_sum(rx_ctx *c, rx_val *d, rx_val *a, int32_t axis, int keep);
