@@ -195,8 +195,9 @@
 // is part of the runtime's cache key. Every ISA gives the same bits.
 // MatMul is register-blocked, each element summed in increasing k order
 // with separate multiplies and adds. Codegen fuses a Transpose feeding a
-// MatMul and a bias-row Add after one into rx_matmul_bt, rx_matmul_bias
-// or rx_matmul_bt_bias (see gen.go), with the bits of the ops one by one.
+// MatMul, a bias-row Add after one and a Tanh of that sum into
+// rx_matmul_bt, rx_matmul_bias, rx_matmul_bt_bias and their _tanh forms
+// (see gen.go), with the bits of the ops one by one.
 // SLEEF (libsleef) is linked when the
 // compiler finds libsleef.so; without it the transcendentals use libm one
 // element at a time.

@@ -23,23 +23,32 @@ import (
 // mmForm is one way of writing a MatMul with an optional Transpose of w
 // and an optional bias row.
 type mmForm struct {
-	name      string
-	bt, bias  bool
-	fused     bool   // written so that codegen fuses it
-	wantEntry string // the one MatMul call codegen emits
+	name           string
+	bt, bias, tanh bool
+	fused          bool   // written so that codegen fuses it
+	wantEntry      string // the one MatMul call codegen emits
 }
 
 var mmForms = []mmForm{
-	{"plain", false, false, false, "rx_matmul("},
-	{"bt", true, false, true, "rx_matmul_bt("},
-	{"bias", false, true, true, "rx_matmul_bias("},
-	{"bt_bias", true, true, true, "rx_matmul_bt_bias("},
-	{"u_bt", true, false, false, "rx_matmul("},
-	{"u_bias", false, true, false, "rx_matmul("},
-	{"u_bt_bias", true, true, false, "rx_matmul("},
+	{"plain", false, false, false, false, "rx_matmul("},
+	{"bt", true, false, false, true, "rx_matmul_bt("},
+	{"bias", false, true, false, true, "rx_matmul_bias("},
+	{"bt_bias", true, true, false, true, "rx_matmul_bt_bias("},
+	{"bias_tanh", false, true, true, true, "rx_matmul_bias_tanh("},
+	{"bt_bias_tanh", true, true, true, true, "rx_matmul_bt_bias_tanh("},
+	{"u_bt", true, false, false, false, "rx_matmul("},
+	{"u_bias", false, true, false, false, "rx_matmul("},
+	{"u_bt_bias", true, true, false, false, "rx_matmul("},
+	{"u_bias_tanh", false, true, true, false, "rx_matmul("},
+	{"u_bt_bias_tanh", true, true, true, false, "rx_matmul("},
 }
 
-// mmFunc builds form f: y = MatMul(x, Transpose(w) or w) (+ b). The
+// mmEntries are the MatMul calls codegen may emit.
+var mmEntries = []string{"rx_matmul(", "rx_matmul_bt(", "rx_matmul_bias(", "rx_matmul_bt_bias(",
+	"rx_matmul_bias_tanh(", "rx_matmul_bt_bias_tanh("}
+
+// mmFunc builds form f: y = MatMul(x, Transpose(w) or w) (+ b), or the
+// Tanh of that sum. The
 // unfused forms keep their intermediates in named variables, which codegen
 // never skips, so they run rx_transpose, rx_matmul and rx_add one by one.
 func mmFunc(f mmForm) *ir.Func {
@@ -71,7 +80,13 @@ func mmFunc(f mmForm) *ir.Func {
 	}
 	m := b.Val("m", kind, ir.Float32, "M", "N")
 	b.Op(ir.MatMul, m, x, rhs)
-	b.Op(ir.Add, y, m, bias)
+	if !f.tanh {
+		b.Op(ir.Add, y, m, bias)
+		return b.Fn
+	}
+	sum := b.Val("s", kind, ir.Float32, "M", "N")
+	b.Op(ir.Add, sum, m, bias)
+	b.Op(ir.Tanh, y, sum)
 	return b.Fn
 }
 
@@ -93,8 +108,9 @@ func mmValues(r *rand.Rand, n int) []float32 {
 }
 
 // mmReference is the float32 triple loop: each product rounded, added to a
-// sum that starts from 0, k in order; then the bias, if any.
-func mmReference(x, w, b []float32, m, k, n int, bt bool) []float32 {
+// sum that starts from 0, k in order; then the bias, if any, and Tanh (in
+// float64, rounded once), if asked for.
+func mmReference(x, w, b []float32, m, k, n int, bt, tanh bool) []float32 {
 	out := make([]float32, m*n)
 	for i := range m {
 		for j := range n {
@@ -110,6 +126,9 @@ func mmReference(x, w, b []float32, m, k, n int, bt bool) []float32 {
 			if b != nil {
 				acc = float32(acc + b[j])
 			}
+			if tanh {
+				acc = float32(math.Tanh(float64(acc)))
+			}
 			out[i*n+j] = acc
 		}
 	}
@@ -117,10 +136,15 @@ func mmReference(x, w, b []float32, m, k, n int, bt bool) []float32 {
 }
 
 // sameBits reports whether got and want are the same float32 bits, or both
-// NaN when nan is set (Go's compiler may commute an addition, which can
-// pick the other operand's NaN payload).
-func sameBits(got, want float32, nan bool) bool {
-	if nan && got != got && want != want {
+// NaN (Go's compiler may commute an addition, which can pick the other
+// operand's NaN payload). With tanh, got may also lie within a float32 ULP
+// of want: Go's math.Tanh is not the runtime's float64 tanh, and the two
+// may round to neighbouring float32s (the unfused form pins the bits).
+func sameBits(got, want float32, tanh bool) bool {
+	if got != got && want != want {
+		return true
+	}
+	if tanh && math.Abs(float64(got)-float64(want)) <= math.Ldexp(math.Abs(float64(want)), -23) {
 		return true
 	}
 	return math.Float32bits(got) == math.Float32bits(want)
@@ -144,7 +168,7 @@ var _ = Describe("fused MatMul", Label("native"), func() {
 				if f.name != name {
 					continue
 				}
-				for _, entry := range []string{"rx_matmul(", "rx_matmul_bt(", "rx_matmul_bias(", "rx_matmul_bt_bias("} {
+				for _, entry := range mmEntries {
 					want := 0
 					if entry == f.wantEntry {
 						want = 1
@@ -154,6 +178,7 @@ var _ = Describe("fused MatMul", Label("native"), func() {
 				if f.fused {
 					Expect(fn).NotTo(ContainSubstring("rx_transpose("), name)
 					Expect(fn).NotTo(ContainSubstring("rx_add("), name)
+					Expect(fn).NotTo(ContainSubstring("rx_tanh("), name)
 				}
 			}
 		}
@@ -161,7 +186,7 @@ var _ = Describe("fused MatMul", Label("native"), func() {
 
 	It("gives the bits of the unfused ops and of a float32 triple loop for every shape around the blocks, on every ISA", func() {
 		p := prog()
-		ms := []int{0, 1, 2, 3, 5, 7, 8, 9, 12, 17}
+		ms := []int{0, 1, 2, 3, 5, 7, 8, 9, 12, 17, 64, 65, 131}
 		kns := [][2]int{{0, 5}, {1, 1}, {3, 4}, {5, 7}, {8, 8}, {17, 9}, {32, 32}, {32, 8}, {13, 15},
 			{31, 16}, {33, 17}, {7, 24}, {64, 64}, {20, 33}, {9, 45}, {2, 70}, {65, 65}, {70, 3}}
 		r := rand.New(rand.NewPCG(7, 11))
@@ -184,7 +209,7 @@ var _ = Describe("fused MatMul", Label("native"), func() {
 							b = bias
 							in["b"] = tensor.FromFloat32(bias, n)
 						}
-						want := mmReference(x, wt, b, m, k, n, f.bt)
+						want := mmReference(x, wt, b, m, k, n, f.bt, f.tanh)
 						got := run(pr, f.name, in)["y"]
 						Expect(got.Shape).To(Equal([]int{m, n}))
 						// The unfused form of the same computation.
@@ -194,7 +219,7 @@ var _ = Describe("fused MatMul", Label("native"), func() {
 						}
 						for i := range want {
 							where := fmt.Sprintf("%s on %s: [%d,%d] of %dx%dx%d", f.name, isa, i/n, i%n, m, k, n)
-							Expect(sameBits(got.F32[i], want[i], true)).To(BeTrue(), "%s: %g, want %g", where, got.F32[i], want[i])
+							Expect(sameBits(got.F32[i], want[i], f.tanh)).To(BeTrue(), "%s: %g, want %g", where, got.F32[i], want[i])
 							if other != nil {
 								Expect(math.Float32bits(got.F32[i])).To(Equal(math.Float32bits(other[i])), "%s vs unfused", where)
 							}
@@ -248,7 +273,7 @@ var _ = Describe("fused MatMul", Label("native"), func() {
 				b = bias
 				in["b"] = tensor.FromFloat32(bias, n)
 			}
-			want := mmReference(x, wt, b, m, k, n, f.bt)
+			want := mmReference(x, wt, b, m, k, n, f.bt, f.tanh)
 			got := runTorch(tp, f.name, in)["y"].F32
 			for i := range want {
 				Expect(float64(got[i])).To(BeNumerically("~", float64(want[i]), 1e-4), "%s [%d]", f.name, i)
@@ -264,6 +289,9 @@ var _ = Describe("fused MatMul", Label("native"), func() {
 				ops++
 			}
 			if f.bias {
+				ops++
+			}
+			if f.tanh {
 				ops++
 			}
 		}

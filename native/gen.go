@@ -52,8 +52,9 @@ import (
 //   - a fused MatMul (findFusions): `RX_TRY(rx_matmul_bt(&rx_c, <dst>, a, w, t));`
 //     for `t = Transpose(w); dst = MatMul(a, t)`, `RX_TRY(rx_matmul_bias(&rx_c,
 //     <dst>, a, b, bias, m));` for `m = MatMul(a, b); dst = m + bias`, and
-//     rx_matmul_bt_bias(&rx_c, <dst>, a, w, bias, t, m) for both, in place of
-//     the ops' own statements;
+//     rx_matmul_bt_bias(&rx_c, <dst>, a, w, bias, t, m) for both, and the
+//     _tanh forms (with s = m + bias) for a Tanh of the sum, in place of the
+//     ops' own statements;
 //   - a tensor copy: `RX_TRY(rx_copy(&rx_c, <dst>, <src>));`, or
 //     `RX_TRY(rx_move(&rx_c, <dst>, <src>));` when <src> is a temporary
 //     written by the statement just before and read by nothing else (the
@@ -289,9 +290,10 @@ func (g *genFunc) findMoves(body []ir.Instr, reads map[*ir.Value]int) {
 
 // fusion is a group of adjacent ops emitted as one fused MatMul call
 // (rx_runtime.h): an optional Transpose of the MatMul's right operand, the
-// MatMul, and an optional Add of a bias row to its product.
+// MatMul, an optional Add of a bias row to its product, and an optional
+// Tanh of that sum.
 type fusion struct {
-	tr, mm, add *ir.Op
+	tr, mm, add, tanh *ir.Op
 }
 
 // findFusions groups the ops that one fused MatMul entry point computes,
@@ -301,14 +303,19 @@ type fusion struct {
 //   - `m = MatMul(a, b); s = Add(m, bias)` → rx_matmul_bias(d = s, a, b,
 //     bias, m), where bias is a rank-1 float32 value whose size is m's
 //     column count (the bias row; the Add then has m's shape);
-//   - both → rx_matmul_bt_bias(d = s, a, w, bias, t, m).
+//   - both → rx_matmul_bt_bias(d = s, a, w, bias, t, m);
+//   - either bias form followed by `u = Tanh(s)` → rx_matmul_bias_tanh(d =
+//     u, a, b, bias, m, s) or rx_matmul_bt_bias_tanh(d = u, a, w, bias, t,
+//     m, s).
 //
 // Only temporaries read by nothing but the next op of the group (t by the
-// MatMul as its right operand, m by the Add as its left one) are skipped;
+// MatMul as its right operand, m by the Add as its left one, s by the
+// Tanh) are skipped;
 // their slots are still passed, so that the runtime validates their checked
 // types and the counters stay those of the unfused ops. The fused kernels
 // give the same bits as the ops one by one (the same summation order, the
-// product rounded before the bias is added, m + bias in that order).
+// product rounded before the bias is added, m + bias in that order, Tanh's
+// own kernel on the rounded sums).
 func (g *genFunc) findFusions(body []ir.Instr, reads map[*ir.Value]int) {
 	op := func(i int) *ir.Op {
 		if i >= len(body) {
@@ -348,6 +355,11 @@ func (g *genFunc) findFusions(body []ir.Instr, reads map[*ir.Value]int) {
 			onlyRead(mm.Dst) && isBiasRow(add.Args[1], mm.Dst.Type) && add.Dst.Type.Equal(mm.Dst.Type) {
 			fu.add = add
 			j++
+			if th := op(j + 1); th != nil && th.Kind == ir.Tanh && len(th.Args) == 1 && th.Args[0] == add.Dst &&
+				onlyRead(add.Dst) {
+				fu.tanh = th
+				j++
+			}
 		}
 		if fu.tr == nil && fu.add == nil {
 			continue
@@ -370,6 +382,13 @@ func isBiasRow(v *ir.Value, m ir.Type) bool {
 func (g *genFunc) fusedCall(fu *fusion) string {
 	a, b := g.slotName[fu.mm.Args[0]], g.slotName[fu.mm.Args[1]]
 	switch {
+	case fu.tr != nil && fu.tanh != nil:
+		return fmt.Sprintf("RX_TRY(rx_matmul_bt_bias_tanh(&rx_c, %s, %s, %s, %s, %s, %s, %s));", g.slotName[fu.tanh.Dst], a,
+			g.slotName[fu.tr.Args[0]], g.slotName[fu.add.Args[1]], g.slotName[fu.tr.Dst], g.slotName[fu.mm.Dst],
+			g.slotName[fu.add.Dst])
+	case fu.tanh != nil:
+		return fmt.Sprintf("RX_TRY(rx_matmul_bias_tanh(&rx_c, %s, %s, %s, %s, %s, %s));", g.slotName[fu.tanh.Dst], a, b,
+			g.slotName[fu.add.Args[1]], g.slotName[fu.mm.Dst], g.slotName[fu.add.Dst])
 	case fu.tr != nil && fu.add != nil:
 		return fmt.Sprintf("RX_TRY(rx_matmul_bt_bias(&rx_c, %s, %s, %s, %s, %s, %s));", g.slotName[fu.add.Dst], a,
 			g.slotName[fu.tr.Args[0]], g.slotName[fu.add.Args[1]], g.slotName[fu.tr.Dst], g.slotName[fu.mm.Dst])

@@ -409,6 +409,19 @@ int rx_matmul_bt_bias(rx_ctx *c, rx_val *d, rx_val *a, rx_val *b, rx_val *bias, 
 	return rc != RX_OK ? rc : rx_add(c, d, m, bias);
 }
 
+int rx_matmul_bias_tanh(rx_ctx *c, rx_val *d, rx_val *a, rx_val *b, rx_val *bias, rx_val *m, rx_val *s)
+{
+	int rc = rx_matmul_bias(c, s, a, b, bias, m);
+	return rc != RX_OK ? rc : rx_tanh(c, d, s);
+}
+
+int rx_matmul_bt_bias_tanh(rx_ctx *c, rx_val *d, rx_val *a, rx_val *b, rx_val *bias, rx_val *t, rx_val *m,
+			   rx_val *s)
+{
+	int rc = rx_matmul_bt_bias(c, s, a, b, bias, t, m);
+	return rc != RX_OK ? rc : rx_tanh(c, d, s);
+}
+
 int rx_softmax(rx_ctx *c, rx_val *d, rx_val *a, int32_t axis)
 {
 	return rx_guard(c, RX_K_SOFTMAX, [&]() -> int { return along(c, d, a, [axis](at::Tensor &o, const at::Tensor &x) { at::softmax_out(o, x, axis); }); });

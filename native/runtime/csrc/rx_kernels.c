@@ -939,9 +939,18 @@ static int rx_elide(rx_ctx *c, rx_val *t, int64_t r0, int64_t r1)
  * slot, exactly as rx_transpose would. */
 #define RX_BT_PACK 4096
 
-/* rx_linear: d = a x b' (+ bias) with b' = b^T (bt; t its elided slot) or
- * b, and m the elided slot of the product when there is a bias. */
-static int rx_linear(rx_ctx *c, rx_val *d, rx_val *av, rx_val *bv, rx_val *cv, int bt, rx_val *t, rx_val *m)
+/* RX_LIN_TILE is how many rows rx_linear computes before it applies Tanh
+ * to them, so that they are still in L1 (64 rows of up to 64 floats). */
+#define RX_LIN_TILE 64
+
+/* rx_linear: d = act(a x b' (+ bias)) with b' = b^T (bt; t its elided slot)
+ * or b; m is the elided slot of the product when there is a bias, s that
+ * of the sum when act (Tanh) follows. Tanh is rx_k.tanh, rx_tanh's map,
+ * applied to each tile of rows as soon as the kernel has written it: each
+ * element's value does not depend on its neighbours, so the bits are
+ * rx_tanh's. */
+static int rx_linear(rx_ctx *c, rx_val *d, rx_val *av, rx_val *bv, rx_val *cv, int bt, rx_val *t, rx_val *m,
+		     rx_val *s)
 {
 	const rx_val *A = rx_operand(c, av), *B = rx_operand(c, bv), *C = NULL;
 	if (!A || !B)
@@ -975,28 +984,51 @@ static int rx_linear(rx_ctx *c, rx_val *d, rx_val *av, rx_val *bv, rx_val *cv, i
 	}
 	if (C && rx_elide(c, m, M, N) != RX_OK)
 		return c->st->code;
+	if (s && rx_elide(c, s, M, N) != RX_OK)
+		return c->st->code;
 	int64_t dims[2] = {M, N};
 	float *o = rx_out(c, d, RX_F32, 2, dims, d == av || d == bv || d == cv);
 	if (!o)
 		return c->st->code;
-	if (M > 0 && N > 0)
-		rx_mmb_run(o, A->data, y, C ? C->data : NULL, M, K, N);
+	if (M > 0 && N > 0) {
+		const float *x = A->data, *bias = C ? C->data : NULL;
+		if (!s) {
+			rx_mmb_run(o, x, y, bias, M, K, N);
+		} else {
+			for (int64_t i = 0; i < M; i += RX_LIN_TILE) {
+				int64_t rows = M - i < RX_LIN_TILE ? M - i : RX_LIN_TILE;
+				rx_mmb_run(o + i * N, x + i * K, y, bias, rows, K, N);
+				rx_k.tanh(o + i * N, o + i * N, rows * N);
+			}
+		}
+	}
 	return rx_result(c, d);
 }
 
 RX_FN int rx_matmul_bt(rx_ctx *c, rx_val *d, rx_val *a, rx_val *b, rx_val *t)
 {
-	return rx_linear(c, d, a, b, NULL, 1, t, NULL);
+	return rx_linear(c, d, a, b, NULL, 1, t, NULL, NULL);
 }
 
 RX_FN int rx_matmul_bias(rx_ctx *c, rx_val *d, rx_val *a, rx_val *b, rx_val *bias, rx_val *m)
 {
-	return rx_linear(c, d, a, b, bias, 0, NULL, m);
+	return rx_linear(c, d, a, b, bias, 0, NULL, m, NULL);
 }
 
 RX_FN int rx_matmul_bt_bias(rx_ctx *c, rx_val *d, rx_val *a, rx_val *b, rx_val *bias, rx_val *t, rx_val *m)
 {
-	return rx_linear(c, d, a, b, bias, 1, t, m);
+	return rx_linear(c, d, a, b, bias, 1, t, m, NULL);
+}
+
+RX_FN int rx_matmul_bias_tanh(rx_ctx *c, rx_val *d, rx_val *a, rx_val *b, rx_val *bias, rx_val *m, rx_val *s)
+{
+	return rx_linear(c, d, a, b, bias, 0, NULL, m, s);
+}
+
+RX_FN int rx_matmul_bt_bias_tanh(rx_ctx *c, rx_val *d, rx_val *a, rx_val *b, rx_val *bias, rx_val *t, rx_val *m,
+				 rx_val *s)
+{
+	return rx_linear(c, d, a, b, bias, 1, t, m, s);
 }
 
 /* ---- along an axis ----------------------------------------------------- */

@@ -215,10 +215,15 @@ int rx_transpose(rx_ctx *c, rx_val *d, rx_val *a);
  * those slots.
  *   rx_matmul_bt:      t = Transpose(b); d = MatMul(a, t)
  *   rx_matmul_bias:    m = MatMul(a, b); d = m + bias  (bias rank 1, [N])
- *   rx_matmul_bt_bias: t = Transpose(b); m = MatMul(a, t); d = m + bias */
+ *   rx_matmul_bt_bias: t = Transpose(b); m = MatMul(a, t); d = m + bias
+ *   rx_matmul_bias_tanh, rx_matmul_bt_bias_tanh: the same with s = m + bias
+ *                      and d = Tanh(s) */
 int rx_matmul_bt(rx_ctx *c, rx_val *d, rx_val *a, rx_val *b, rx_val *t);
 int rx_matmul_bias(rx_ctx *c, rx_val *d, rx_val *a, rx_val *b, rx_val *bias, rx_val *m);
 int rx_matmul_bt_bias(rx_ctx *c, rx_val *d, rx_val *a, rx_val *b, rx_val *bias, rx_val *t, rx_val *m);
+int rx_matmul_bias_tanh(rx_ctx *c, rx_val *d, rx_val *a, rx_val *b, rx_val *bias, rx_val *m, rx_val *s);
+int rx_matmul_bt_bias_tanh(rx_ctx *c, rx_val *d, rx_val *a, rx_val *b, rx_val *bias, rx_val *t, rx_val *m,
+			   rx_val *s);
 
 int rx_softmax(rx_ctx *c, rx_val *d, rx_val *a, int32_t axis);
 int rx_logsoftmax(rx_ctx *c, rx_val *d, rx_val *a, int32_t axis);
