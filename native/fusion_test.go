@@ -299,3 +299,189 @@ var _ = Describe("fused MatMul", Label("native"), func() {
 		Expect(c.KernelCalls).To(Equal(ops))
 	})
 })
+
+// The fused elementwise pair (rx_ew2) against the same ops unfused and
+// float32 arithmetic in Go, bit for bit.
+
+// ewShape is how an operand of a pair broadcasts into [R][N].
+type ewShape int
+
+const (
+	ewFull   ewShape = iota // [R][N]
+	ewRow                   // [N]
+	ewScalar                // rank 0
+	ewCol                   // [R][1]: not a fast-path shape, run through t
+)
+
+func (s ewShape) dims() []any {
+	return [][]any{{"R", "N"}, {"N"}, {}, {"R", 1}}[s]
+}
+
+func (s ewShape) shape(r, n int) []int {
+	return [][]int{{r, n}, {n}, {}, {r, 1}}[s]
+}
+
+// at is the element of an operand of shape s that [i][j] reads.
+func (s ewShape) at(v []float32, i, j, n int) float32 {
+	return v[[]int{i*n + j, j, 0, i}[s]]
+}
+
+type ewCase struct {
+	op1, op2 ir.OpKind
+	b, c     ewShape
+}
+
+func (e ewCase) name(fused bool) string {
+	u := "u"
+	if fused {
+		u = "f"
+	}
+	return fmt.Sprintf("%s_%s_%s_%d_%d", u, e.op1, e.op2, e.b, e.c)
+}
+
+// ewFunc builds y = op2(op1(x, b), c); unfused, t is a named variable.
+func ewFunc(e ewCase, fused bool) *ir.Func {
+	bd := irtest.NewFunc(e.name(fused))
+	x := bd.Param("x", ir.Float32, "R", "N")
+	b := bd.Param("b", ir.Float32, e.b.dims()...)
+	c := bd.Param("c", ir.Float32, e.c.dims()...)
+	y := bd.Result("y", ir.Float32, "R", "N")
+	t := bd.Temp(ir.Float32, "R", "N")
+	if !fused {
+		t = bd.Val("t", ir.Var, ir.Float32, "R", "N")
+	}
+	bd.Op(e.op1, t, x, b)
+	bd.Op(e.op2, y, t, c)
+	return bd.Fn
+}
+
+func ewApply(k ir.OpKind, a, b float32) float32 {
+	switch k {
+	case ir.Add:
+		return float32(a + b)
+	case ir.Sub:
+		return float32(a - b)
+	case ir.Mul:
+		return float32(a * b)
+	}
+	return float32(a / b)
+}
+
+var _ = Describe("fused elementwise pairs", Label("native"), func() {
+	var cases []ewCase
+	kinds := []ir.OpKind{ir.Add, ir.Sub, ir.Mul, ir.Div}
+	for _, o1 := range kinds {
+		for _, o2 := range kinds {
+			cases = append(cases, ewCase{o1, o2, ewRow, ewFull})
+		}
+	}
+	for _, bc := range [][2]ewShape{{ewFull, ewRow}, {ewScalar, ewRow}, {ewRow, ewScalar}, {ewFull, ewFull},
+		{ewScalar, ewScalar}, {ewCol, ewRow}, {ewRow, ewCol}} {
+		cases = append(cases, ewCase{ir.Sub, ir.Div, bc[0], bc[1]})
+	}
+	prog := func() *ir.Program {
+		p := &ir.Program{File: "ew.rx"}
+		for _, e := range cases {
+			p.Funcs = append(p.Funcs, ewFunc(e, true), ewFunc(e, false))
+		}
+		return p
+	}
+
+	It("is emitted for a temporary read once between ops of one shape", func() {
+		src, err := native.Generate(prog())
+		Expect(err).NotTo(HaveOccurred())
+		s := string(src)
+		Expect(strings.Count(s, "rx_ew2(")).To(Equal(len(cases)))
+		Expect(s).To(ContainSubstring("rx_ew2(&rx_c, y, x, b, RX_EW_SUB, c, RX_EW_DIV, rx_t4));"))
+	})
+
+	It("gives the bits of the ops one by one and of float32 arithmetic, around the tiles and vector widths", func() {
+		pr := compile(prog())
+		r := rand.New(rand.NewPCG(9, 10))
+		for _, rows := range []int{0, 1, 3, 70} {
+			for _, n := range []int{1, 3, 8, 17, 33, 1025} {
+				for _, e := range cases {
+					x, b, c := mmValues(r, rows*n), mmValues(r, max(rows, 1)*n), mmValues(r, max(rows, 1)*n)
+					in := map[string]*tensor.Tensor{
+						"x": tensor.FromFloat32(x, rows, n),
+						"b": tensor.FromFloat32(b[:countOf(e.b.shape(rows, n))], e.b.shape(rows, n)...),
+						"c": tensor.FromFloat32(c[:countOf(e.c.shape(rows, n))], e.c.shape(rows, n)...),
+					}
+					got := run(pr, e.name(true), in)["y"].F32
+					other := run(pr, e.name(false), in)["y"].F32
+					Expect(got).To(HaveLen(rows * n))
+					for i := range rows {
+						for j := range n {
+							want := ewApply(e.op2, ewApply(e.op1, x[i*n+j], e.b.at(b, i, j, n)), e.c.at(c, i, j, n))
+							k := i*n + j
+							where := fmt.Sprintf("%s [%d,%d] of %dx%d", e.name(true), i, j, rows, n)
+							Expect(sameBits(got[k], want, false)).To(BeTrue(), "%s: %g, want %g", where, got[k], want)
+							Expect(math.Float32bits(got[k])).To(Equal(math.Float32bits(other[k])), "%s vs unfused", where)
+						}
+					}
+				}
+			}
+		}
+		c := pr.Counters()
+		Expect(c.FactQueries).To(Equal(c.BoundaryValidations + c.ResultValidations))
+		Expect(c.ArenaReleases).To(Equal(c.ArenaAllocs))
+	})
+
+	It("runs on the torch runtime as its two ops", Label("torch"), func() {
+		tp := compileTorch(prog())
+		const rows, n = 5, 19
+		r := rand.New(rand.NewPCG(3, 3))
+		for _, e := range cases {
+			x, b, c := make([]float32, rows*n), make([]float32, rows*n), make([]float32, rows*n)
+			for _, v := range [][]float32{x, b, c} {
+				for i := range v {
+					v[i] = float32(r.NormFloat64()) + 3 // no division by zero
+				}
+			}
+			in := map[string]*tensor.Tensor{
+				"x": tensor.FromFloat32(x, rows, n),
+				"b": tensor.FromFloat32(b[:countOf(e.b.shape(rows, n))], e.b.shape(rows, n)...),
+				"c": tensor.FromFloat32(c[:countOf(e.c.shape(rows, n))], e.c.shape(rows, n)...),
+			}
+			got := runTorch(tp, e.name(true), in)["y"].F32
+			for i := range rows {
+				for j := range n {
+					want := ewApply(e.op2, ewApply(e.op1, x[i*n+j], e.b.at(b, i, j, n)), e.c.at(c, i, j, n))
+					Expect(float64(got[i*n+j])).To(BeNumerically("~", float64(want), 1e-5*math.Abs(float64(want))+1e-6), e.name(true))
+				}
+			}
+		}
+		Expect(tp.Counters().KernelCalls).To(Equal(int64(2 * len(cases))))
+	})
+
+	It("reads the divisor before it overwrites it when the result is that operand", func() {
+		bd := irtest.NewFunc("alias")
+		x := bd.Param("x", ir.Float32, "R", "N")
+		b := bd.Param("b", ir.Float32, "N")
+		y := bd.Result("y", ir.Float32, "R", "N")
+		t := bd.Temp(ir.Float32, "R", "N")
+		bd.Op(ir.Add, y, x, x)
+		bd.Op(ir.Sub, t, x, b)
+		bd.Op(ir.Div, y, t, y) // y = (x - b) / (x + x)
+		p := &ir.Program{File: "alias.rx", Funcs: []*ir.Func{bd.Fn}}
+		src, err := native.Generate(p)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(string(src)).To(ContainSubstring("rx_ew2(&rx_c, y, x, b, RX_EW_SUB, y, RX_EW_DIV, "))
+		pr := compile(p)
+		const rows, n = 40, 50
+		xs, bs := mmValues(rand.New(rand.NewPCG(1, 1)), rows*n), mmValues(rand.New(rand.NewPCG(2, 2)), n)
+		got := run(pr, "alias", map[string]*tensor.Tensor{"x": tensor.FromFloat32(xs, rows, n), "b": tensor.FromFloat32(bs, n)})["y"].F32
+		for k := range got {
+			want := float32(float32(xs[k]-bs[k%n]) / float32(xs[k]+xs[k]))
+			Expect(sameBits(got[k], want, false)).To(BeTrue(), "[%d]: %g, want %g", k, got[k], want)
+		}
+	})
+})
+
+func countOf(shape []int) int {
+	n := 1
+	for _, d := range shape {
+		n *= d
+	}
+	return n
+}

@@ -55,6 +55,8 @@ import (
 //     rx_matmul_bt_bias(&rx_c, <dst>, a, w, bias, t, m) for both, and the
 //     _tanh forms (with s = m + bias) for a Tanh of the sum, in place of the
 //     ops' own statements;
+//   - a fused elementwise pair: `RX_TRY(rx_ew2(&rx_c, <dst>, a, b, RX_EW_SUB, c,
+//     RX_EW_DIV, t));` for `t = a - b; dst = t / c` (findFusions);
 //   - a tensor copy: `RX_TRY(rx_copy(&rx_c, <dst>, <src>));`, or
 //     `RX_TRY(rx_move(&rx_c, <dst>, <src>));` when <src> is a temporary
 //     written by the statement just before and read by nothing else (the
@@ -294,7 +296,11 @@ func (g *genFunc) findMoves(body []ir.Instr, reads map[*ir.Value]int) {
 // Tanh of that sum.
 type fusion struct {
 	tr, mm, add, tanh *ir.Op
+	ew1, ew2          *ir.Op // or a pair of elementwise ops (rx_ew2)
 }
+
+// ewCodes are the elementwise ops rx_ew2 fuses, by their rx_runtime.h codes.
+var ewCodes = map[ir.OpKind]string{ir.Add: "RX_EW_ADD", ir.Sub: "RX_EW_SUB", ir.Mul: "RX_EW_MUL", ir.Div: "RX_EW_DIV"}
 
 // findFusions groups the ops that one fused MatMul entry point computes,
 // each group in one block and adjacent, so that nothing runs between its
@@ -306,7 +312,10 @@ type fusion struct {
 //   - both → rx_matmul_bt_bias(d = s, a, w, bias, t, m);
 //   - either bias form followed by `u = Tanh(s)` → rx_matmul_bias_tanh(d =
 //     u, a, b, bias, m, s) or rx_matmul_bt_bias_tanh(d = u, a, w, bias, t,
-//     m, s).
+//     m, s);
+//   - `t = op1(a, b); d = op2(t, c)` with op1, op2 among Add, Sub, Mul, Div
+//     and a, t, d of one type (b and c broadcast into it) → rx_ew2(d, a, b,
+//     RX_EW_op1, c, RX_EW_op2, t).
 //
 // Only temporaries read by nothing but the next op of the group (t by the
 // MatMul as its right operand, m by the Add as its left one, s by the
@@ -333,6 +342,15 @@ func (g *genFunc) findFusions(body []ir.Instr, reads map[*ir.Value]int) {
 		case *ir.If:
 			g.findFusions(in.Then, reads)
 			g.findFusions(in.Else, reads)
+			continue
+		}
+		if e1, e2 := op(i), op(i+1); e1 != nil && e2 != nil && ewCodes[e1.Kind] != "" && ewCodes[e2.Kind] != "" &&
+			len(e1.Args) == 2 && len(e2.Args) == 2 && e2.Args[0] == e1.Dst && e2.Args[1] != e1.Dst &&
+			onlyRead(e1.Dst) && e1.Args[0].Type.Equal(e1.Dst.Type) && e2.Dst.Type.Equal(e1.Dst.Type) &&
+			e1.Dst.Type.DType == ir.Float32 {
+			g.fused[e1] = &fusion{ew1: e1, ew2: e2}
+			g.inFused[e2] = true
+			i++
 			continue
 		}
 		fu := &fusion{}
@@ -380,6 +398,11 @@ func isBiasRow(v *ir.Value, m ir.Type) bool {
 
 // fusedCall returns the C statement of a fused group.
 func (g *genFunc) fusedCall(fu *fusion) string {
+	if fu.ew1 != nil {
+		return fmt.Sprintf("RX_TRY(rx_ew2(&rx_c, %s, %s, %s, %s, %s, %s, %s));", g.slotName[fu.ew2.Dst],
+			g.slotName[fu.ew1.Args[0]], g.slotName[fu.ew1.Args[1]], ewCodes[fu.ew1.Kind], g.slotName[fu.ew2.Args[1]],
+			ewCodes[fu.ew2.Kind], g.slotName[fu.ew1.Dst])
+	}
 	a, b := g.slotName[fu.mm.Args[0]], g.slotName[fu.mm.Args[1]]
 	switch {
 	case fu.tr != nil && fu.tanh != nil:

@@ -422,6 +422,16 @@ int rx_matmul_bt_bias_tanh(rx_ctx *c, rx_val *d, rx_val *a, rx_val *b, rx_val *b
 	return rc != RX_OK ? rc : rx_tanh(c, d, s);
 }
 
+/* rx_ew2 runs its two elementwise ops one by one, through t. */
+int rx_ew2(rx_ctx *c, rx_val *d, rx_val *a, rx_val *b, int32_t op1, rx_val *cc, int32_t op2, rx_val *t)
+{
+	int (*ops[5])(rx_ctx *, rx_val *, rx_val *, rx_val *) = {nullptr, rx_add, rx_sub, rx_mul, rx_div};
+	if (op1 < 1 || op1 > 4 || op2 < 1 || op2 > 4)
+		return rx_fail(c, RX_E_INTERNAL, RX_I_SHAPE, d - c->v, -1, op1 < 1 || op1 > 4 ? op1 : op2);
+	int rc = ops[op1](c, t, a, b);
+	return rc != RX_OK ? rc : ops[op2](c, d, t, cc);
+}
+
 int rx_softmax(rx_ctx *c, rx_val *d, rx_val *a, int32_t axis)
 {
 	return rx_guard(c, RX_K_SOFTMAX, [&]() -> int { return along(c, d, a, [axis](at::Tensor &o, const at::Tensor &x) { at::softmax_out(o, x, axis); }); });

@@ -37,8 +37,10 @@
  * The runtime API runs one op per call, so a large batch streams each
  * intermediate through memory once per op: kernels tile within an op
  * (Softmax exponentiates a tile of rows at a time; MatMul keeps a panel of
- * accumulators in registers over the whole K), but tiling across ops or
- * fusing an elementwise chain would need new entry points in rx_runtime.h.
+ * accumulators in registers over the whole K). The fused entry points
+ * (rx_matmul_bt, rx_matmul_bias, their _tanh forms, rx_ew2; see "fused
+ * MatMul" and "fused elementwise pairs") run the few op groups codegen
+ * fuses in one pass, with the bits of the ops one by one.
  */
 #include "rx_internal.h"
 
@@ -916,22 +918,28 @@ static void rx_mmb_run(float *o, const float *a, const float *b, const float *bi
 	f(o, a, b, bias, M, K, N);
 }
 
-/* rx_elide validates the rank-2 shape [r0, r1] that an elided
+/* rx_elide_dims validates the shape (rank, dims) that an elided
  * intermediate t would have had against t's checked type, as rx_result
  * validates a written result, and counts it as one. t keeps no data and is
  * not stamped: nothing reads it (codegen fuses only such temporaries). */
-static int rx_elide(rx_ctx *c, rx_val *t, int64_t r0, int64_t r1)
+static int rx_elide_dims(rx_ctx *c, rx_val *t, int32_t rank, const int64_t *dims)
 {
 	const rx_type *ty = t->type;
 	c->st->result_validations++;
 	c->st->fact_queries++;
-	if (ty->dtype != RX_F32 || ty->rank != 2)
-		return rx_fail(c, RX_E_INTERNAL, RX_I_RESULT, t - c->v, -1, 2);
-	if (rx_dim_of(c, ty->dims[0]) != r0)
-		return rx_fail(c, RX_E_INTERNAL, RX_I_RESULT, t - c->v, 0, r0);
-	if (rx_dim_of(c, ty->dims[1]) != r1)
-		return rx_fail(c, RX_E_INTERNAL, RX_I_RESULT, t - c->v, 1, r1);
+	if (ty->dtype != RX_F32 || ty->rank != rank)
+		return rx_fail(c, RX_E_INTERNAL, RX_I_RESULT, t - c->v, -1, rank);
+	for (int32_t i = 0; i < rank; i++)
+		if (rx_dim_of(c, ty->dims[i]) != dims[i])
+			return rx_fail(c, RX_E_INTERNAL, RX_I_RESULT, t - c->v, i, dims[i]);
 	return RX_OK;
+}
+
+/* rx_elide: rx_elide_dims of the rank-2 shape [r0, r1]. */
+static int rx_elide(rx_ctx *c, rx_val *t, int64_t r0, int64_t r1)
+{
+	int64_t dims[2] = {r0, r1};
+	return rx_elide_dims(c, t, 2, dims);
 }
 
 /* RX_BT_PACK is the largest K*N whose transposed operand rx_linear packs
@@ -1029,6 +1037,102 @@ RX_FN int rx_matmul_bt_bias_tanh(rx_ctx *c, rx_val *d, rx_val *a, rx_val *b, rx_
 				 rx_val *s)
 {
 	return rx_linear(c, d, a, b, bias, 1, t, m, s);
+}
+
+/* ---- fused elementwise pairs -------------------------------------------
+ * rx_ew2 computes t = op1(a, b); d = op2(t, cc) (see rx_runtime.h) a tile
+ * of rows at a time: op1 writes the tile into d's buffer and op2 updates
+ * it in place while it is in L1, with the row functions of rx_add, rx_sub,
+ * rx_mul and rx_div (rx_k), so every element gets the same two IEEE
+ * operations as the ops one by one. The fast path takes a of d's shape
+ * and b, cc each of that shape, a row of its last dimension (rank 1) or a
+ * single element (of rank <= a's); any other shapes run the two ops
+ * through t's slot. */
+
+/* RX_EW_TILE is how many elements rx_ew2 runs through both ops at once. */
+#define RX_EW_TILE 1024
+
+/* rx_ew_run returns op's row function, or NULL. */
+static rx_run_fn rx_ew_run(int32_t op)
+{
+	switch (op) {
+	case RX_EW_ADD:
+		return rx_k.add;
+	case RX_EW_SUB:
+		return rx_k.sub;
+	case RX_EW_MUL:
+		return rx_k.mul;
+	case RX_EW_DIV:
+		return rx_k.div;
+	}
+	return NULL;
+}
+
+/* rx_ew_op runs op as its own kernel (rx_add, ...), or fails. */
+static int rx_ew_op(rx_ctx *c, int32_t op, rx_val *d, rx_val *a, rx_val *b)
+{
+	switch (op) {
+	case RX_EW_ADD:
+		return rx_add(c, d, a, b);
+	case RX_EW_SUB:
+		return rx_sub(c, d, a, b);
+	case RX_EW_MUL:
+		return rx_mul(c, d, a, b);
+	case RX_EW_DIV:
+		return rx_div(c, d, a, b);
+	}
+	return rx_fail(c, RX_E_INTERNAL, RX_I_SHAPE, d - c->v, -1, op);
+}
+
+/* rx_ew_kind classifies operand y against a (rank r >= 0, n elements, rows
+ * of m): 2 of a's shape, 1 a row of m (rank 1), 0 one element; -1 else. */
+static int rx_ew_kind(const rx_val *y, const rx_val *a)
+{
+	if (y->rank == a->rank) {
+		int same = 1;
+		for (int32_t i = 0; i < a->rank; i++)
+			same &= y->dims[i] == a->dims[i];
+		if (same)
+			return 2;
+	}
+	if (y->len == 1 && y->rank <= a->rank)
+		return 0;
+	if (y->rank == 1 && a->rank >= 1 && y->dims[0] == a->dims[a->rank - 1])
+		return 1;
+	return -1;
+}
+
+RX_FN int rx_ew2(rx_ctx *c, rx_val *d, rx_val *av, rx_val *bv, int32_t op1, rx_val *cv, int32_t op2, rx_val *tv)
+{
+	const rx_val *A = rx_operand(c, av), *B = rx_operand(c, bv), *C = rx_operand(c, cv);
+	if (!A || !B || !C)
+		return c->st->code;
+	rx_run_fn f1 = rx_ew_run(op1), f2 = rx_ew_run(op2);
+	int kb = rx_ew_kind(B, A), kc = rx_ew_kind(C, A);
+	if (!f1 || !f2 || kb < 0 || kc < 0) {
+		int rc = rx_ew_op(c, op1, tv, av, bv);
+		return rc != RX_OK ? rc : rx_ew_op(c, op2, d, tv, cv);
+	}
+	if (rx_elide_dims(c, tv, A->rank, A->dims) != RX_OK)
+		return c->st->code;
+	const float *x = A->data, *y = B->data, *z = C->data;
+	int64_t n = A->len, m = A->rank > 0 ? A->dims[A->rank - 1] : 1;
+	/* op1 writes d before op2 reads cc (and b): a d that is one of them
+	 * gets a fresh buffer; a is read at an element before it is written. */
+	float *o = rx_out(c, d, RX_F32, A->rank, A->dims, d == bv || d == cv);
+	if (!o)
+		return c->st->code;
+	if (n > 0 && m > 0) {
+		int64_t rows = n / m, step = m < RX_EW_TILE ? RX_EW_TILE / m : 1;
+		int64_t byr = kb == 2 ? m : 0, by = kb > 0, bzr = kc == 2 ? m : 0, bz = kc > 0;
+		for (int64_t r = 0; r < rows; r += step) {
+			int64_t k = rows - r < step ? rows - r : step;
+			float *ot = o + r * m;
+			f1(ot, x + r * m, m, 1, y + r * byr, byr, by, k, m);
+			f2(ot, ot, m, 1, z + r * bzr, bzr, bz, k, m);
+		}
+	}
+	return rx_result(c, d);
 }
 
 /* ---- along an axis ----------------------------------------------------- */

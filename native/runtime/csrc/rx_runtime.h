@@ -225,6 +225,15 @@ int rx_matmul_bias_tanh(rx_ctx *c, rx_val *d, rx_val *a, rx_val *b, rx_val *bias
 int rx_matmul_bt_bias_tanh(rx_ctx *c, rx_val *d, rx_val *a, rx_val *b, rx_val *bias, rx_val *t, rx_val *m,
 			   rx_val *s);
 
+
+/* A fused pair of broadcasting elementwise ops (codegen emits it for
+ * `t = op1(a, b); d = op2(t, cc)` with t read by nothing else and a, t and
+ * d of one shape; see native/gen.go): the bits of the two ops one by one.
+ * t is the slot of the skipped intermediate, validated and counted as in
+ * the fused MatMul above; the torch runtime runs both ops through it. */
+enum { RX_EW_ADD = 1, RX_EW_SUB = 2, RX_EW_MUL = 3, RX_EW_DIV = 4 };
+int rx_ew2(rx_ctx *c, rx_val *d, rx_val *a, rx_val *b, int32_t op1, rx_val *cc, int32_t op2, rx_val *t);
+
 int rx_softmax(rx_ctx *c, rx_val *d, rx_val *a, int32_t axis);
 int rx_logsoftmax(rx_ctx *c, rx_val *d, rx_val *a, int32_t axis);
 int rx_sum(rx_ctx *c, rx_val *d, rx_val *a, int32_t axis, int keep);
