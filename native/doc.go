@@ -197,8 +197,9 @@
 // with separate multiplies and adds. Codegen fuses a Transpose feeding a
 // MatMul, a bias-row Add after one and a Tanh of that sum into
 // rx_matmul_bt, rx_matmul_bias, rx_matmul_bt_bias and their _tanh forms
-// (see gen.go), and a pair of Add/Sub/Mul/Div through a temporary into
-// rx_ew2, with the bits of the ops one by one.
+// (see gen.go), a pair of Add/Sub/Mul/Div through a temporary into rx_ew2
+// and one of them with a float constant into rx_ew_const, with the bits of
+// the ops one by one.
 // SLEEF (libsleef) is linked when the
 // compiler finds libsleef.so; without it the transcendentals use libm one
 // element at a time.

@@ -485,3 +485,72 @@ func countOf(shape []int) int {
 	}
 	return n
 }
+
+var _ = Describe("fused constant operands", Label("native"), func() {
+	consts := []float64{0.75, -0.5, 0, math.Copysign(0, -1), 3e38, 1e-40}
+	kinds := []ir.OpKind{ir.Add, ir.Sub, ir.Mul, ir.Div}
+	name := func(k ir.OpKind, c int, fused bool) string {
+		return fmt.Sprintf("%s_%d_%v", k, c, fused)
+	}
+	prog := func() *ir.Program {
+		p := &ir.Program{File: "k.rx"}
+		for _, k := range kinds {
+			for ci, cv := range consts {
+				for _, fused := range []bool{true, false} {
+					bd := irtest.NewFunc(name(k, ci, fused))
+					x := bd.Param("x", ir.Float32, "R", "N")
+					y := bd.Result("y", ir.Float32, "R", "N")
+					t := bd.Temp(ir.Float32)
+					if !fused {
+						t = bd.Val("t", ir.Var, ir.Float32)
+					}
+					bd.Op(ir.ConstF, t).F = cv
+					bd.Op(k, y, x, t)
+					p.Funcs = append(p.Funcs, bd.Fn)
+				}
+			}
+		}
+		return p
+	}
+
+	It("runs x op k as one call with the bits of rx_const_f and the op", func() {
+		p := prog()
+		src, err := native.Generate(p)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(strings.Count(string(src), "rx_ew_const(")).To(Equal(len(kinds) * len(consts)))
+		Expect(string(src)).To(ContainSubstring("rx_ew_const(&rx_c, y, x, RX_EW_MUL, 0.75f, rx_t2));"))
+		pr := compile(p)
+		r := rand.New(rand.NewPCG(4, 4))
+		for _, shape := range [][2]int{{0, 3}, {1, 1}, {3, 17}, {40, 33}} {
+			x := mmValues(r, shape[0]*shape[1])
+			in := map[string]*tensor.Tensor{"x": tensor.FromFloat32(x, shape[0], shape[1])}
+			for _, k := range kinds {
+				for ci, cv := range consts {
+					got := run(pr, name(k, ci, true), in)["y"].F32
+					other := run(pr, name(k, ci, false), in)["y"].F32
+					for i := range x {
+						want := ewApply(k, x[i], float32(cv))
+						Expect(sameBits(got[i], want, false)).To(BeTrue(), "%s [%d]: %g, want %g", name(k, ci, true), i, got[i], want)
+						Expect(math.Float32bits(got[i])).To(Equal(math.Float32bits(other[i])), "%s [%d] vs unfused", name(k, ci, true), i)
+					}
+				}
+			}
+		}
+		c := pr.Counters()
+		Expect(c.FactQueries).To(Equal(c.BoundaryValidations + c.ResultValidations))
+		Expect(c.ResultValidations).To(Equal(2 * c.Calls)) // the constant and the op, fused or not
+	})
+
+	It("runs on the torch runtime as the constant and the op", Label("torch"), func() {
+		tp := compileTorch(prog())
+		x := []float32{1, -2, 3.5, 0.25}
+		in := map[string]*tensor.Tensor{"x": tensor.FromFloat32(x, 2, 2)}
+		for _, k := range kinds {
+			got := runTorch(tp, name(k, 0, true), in)["y"].F32
+			for i := range x {
+				Expect(got[i]).To(Equal(ewApply(k, x[i], 0.75)))
+			}
+		}
+		Expect(tp.Counters().KernelCalls).To(Equal(int64(len(kinds))))
+	})
+})

@@ -56,7 +56,8 @@ import (
 //     _tanh forms (with s = m + bias) for a Tanh of the sum, in place of the
 //     ops' own statements;
 //   - a fused elementwise pair: `RX_TRY(rx_ew2(&rx_c, <dst>, a, b, RX_EW_SUB, c,
-//     RX_EW_DIV, t));` for `t = a - b; dst = t / c` (findFusions);
+//     RX_EW_DIV, t));` for `t = a - b; dst = t / c`, and `RX_TRY(rx_ew_const(&rx_c,
+//     <dst>, a, RX_EW_MUL, 0.5f, t));` for `t = 0.5; dst = a * t` (findFusions);
 //   - a tensor copy: `RX_TRY(rx_copy(&rx_c, <dst>, <src>));`, or
 //     `RX_TRY(rx_move(&rx_c, <dst>, <src>));` when <src> is a temporary
 //     written by the statement just before and read by nothing else (the
@@ -290,21 +291,21 @@ func (g *genFunc) findMoves(body []ir.Instr, reads map[*ir.Value]int) {
 	}
 }
 
-// fusion is a group of adjacent ops emitted as one fused MatMul call
+// fusion is a group of adjacent ops emitted as one fused call
 // (rx_runtime.h): an optional Transpose of the MatMul's right operand, the
 // MatMul, an optional Add of a bias row to its product, and an optional
-// Tanh of that sum.
+// Tanh of that sum; or two elementwise ops.
 type fusion struct {
 	tr, mm, add, tanh *ir.Op
 	ew1, ew2          *ir.Op // or a pair of elementwise ops (rx_ew2)
+	cst               *ir.Op // or a constant and the op using it (with ew2; rx_ew_const)
 }
 
 // ewCodes are the elementwise ops rx_ew2 fuses, by their rx_runtime.h codes.
 var ewCodes = map[ir.OpKind]string{ir.Add: "RX_EW_ADD", ir.Sub: "RX_EW_SUB", ir.Mul: "RX_EW_MUL", ir.Div: "RX_EW_DIV"}
 
-// findFusions groups the ops that one fused MatMul entry point computes,
-// each group in one block and adjacent, so that nothing runs between its
-// ops:
+// findFusions groups the ops that one fused entry point computes, each
+// group in one block and adjacent, so that nothing runs between its ops:
 //   - `t = Transpose(w); m = MatMul(a, t)` → rx_matmul_bt(d = m, a, w, t);
 //   - `m = MatMul(a, b); s = Add(m, bias)` → rx_matmul_bias(d = s, a, b,
 //     bias, m), where bias is a rank-1 float32 value whose size is m's
@@ -315,13 +316,15 @@ var ewCodes = map[ir.OpKind]string{ir.Add: "RX_EW_ADD", ir.Sub: "RX_EW_SUB", ir.
 //     m, s);
 //   - `t = op1(a, b); d = op2(t, c)` with op1, op2 among Add, Sub, Mul, Div
 //     and a, t, d of one type (b and c broadcast into it) → rx_ew2(d, a, b,
-//     RX_EW_op1, c, RX_EW_op2, t).
+//     RX_EW_op1, c, RX_EW_op2, t);
+//   - `t = ConstF k; d = op(a, t)` with op among Add, Sub, Mul, Div and a,
+//     d of one type → rx_ew_const(d, a, RX_EW_op, k, t).
 //
 // Only temporaries read by nothing but the next op of the group (t by the
-// MatMul as its right operand, m by the Add as its left one, s by the
-// Tanh) are skipped;
-// their slots are still passed, so that the runtime validates their checked
-// types and the counters stay those of the unfused ops. The fused kernels
+// MatMul as its right operand, by op2 as its left one or by op as its
+// right one, m by the Add as its left one, s by the Tanh) are skipped; their slots are still passed,
+// so that the runtime validates their checked types and the counters stay
+// those of the unfused ops. The fused kernels
 // give the same bits as the ops one by one (the same summation order, the
 // product rounded before the bias is added, m + bias in that order, Tanh's
 // own kernel on the rounded sums).
@@ -342,6 +345,14 @@ func (g *genFunc) findFusions(body []ir.Instr, reads map[*ir.Value]int) {
 		case *ir.If:
 			g.findFusions(in.Then, reads)
 			g.findFusions(in.Else, reads)
+			continue
+		}
+		if k, e := op(i), op(i+1); k != nil && e != nil && k.Kind == ir.ConstF && onlyRead(k.Dst) &&
+			ewCodes[e.Kind] != "" && len(e.Args) == 2 && e.Args[1] == k.Dst && e.Args[0] != k.Dst &&
+			e.Args[0].Type.DType == ir.Float32 && e.Dst.Type.Equal(e.Args[0].Type) {
+			g.fused[k] = &fusion{cst: k, ew2: e}
+			g.inFused[e] = true
+			i++
 			continue
 		}
 		if e1, e2 := op(i), op(i+1); e1 != nil && e2 != nil && ewCodes[e1.Kind] != "" && ewCodes[e2.Kind] != "" &&
@@ -398,6 +409,10 @@ func isBiasRow(v *ir.Value, m ir.Type) bool {
 
 // fusedCall returns the C statement of a fused group.
 func (g *genFunc) fusedCall(fu *fusion) string {
+	if fu.cst != nil {
+		return fmt.Sprintf("RX_TRY(rx_ew_const(&rx_c, %s, %s, %s, %s, %s));", g.slotName[fu.ew2.Dst],
+			g.slotName[fu.ew2.Args[0]], ewCodes[fu.ew2.Kind], floatLit(fu.cst.F), g.slotName[fu.cst.Dst])
+	}
 	if fu.ew1 != nil {
 		return fmt.Sprintf("RX_TRY(rx_ew2(&rx_c, %s, %s, %s, %s, %s, %s, %s));", g.slotName[fu.ew2.Dst],
 			g.slotName[fu.ew1.Args[0]], g.slotName[fu.ew1.Args[1]], ewCodes[fu.ew1.Kind], g.slotName[fu.ew2.Args[1]],

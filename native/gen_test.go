@@ -47,7 +47,7 @@ var _ = Describe("Generate", func() {
 		order := []string{
 			"rx_matmul_bias(&rx_c,", // MatMul(x, w) + b, fused (see the fused MatMul specs)
 			"for (int64_t round_idx = 0; round_idx < 4; round_idx++) {",
-			"rx_checked_rem(&rx_c, 0, round_idx, 2,", "if (", "rx_mul(&rx_c,", "} else {", "rx_tanh(&rx_c,",
+			"rx_checked_rem(&rx_c, 0, round_idx, 2,", "if (", "rx_ew_const(&rx_c,", "} else {", "rx_tanh(&rx_c,",
 			"rx_softmax(&rx_c,", "rx_argmax(&rx_c,", "return rx_close(&rx_c);",
 		}
 		at := 0

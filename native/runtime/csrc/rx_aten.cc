@@ -423,13 +423,26 @@ int rx_matmul_bt_bias_tanh(rx_ctx *c, rx_val *d, rx_val *a, rx_val *b, rx_val *b
 }
 
 /* rx_ew2 runs its two elementwise ops one by one, through t. */
+namespace {
+/* ew_ops are rx_add, rx_sub, rx_mul and rx_div by their RX_EW_* codes. */
+int (*const ew_ops[5])(rx_ctx *, rx_val *, rx_val *, rx_val *) = {nullptr, rx_add, rx_sub, rx_mul, rx_div};
+} // namespace
+
 int rx_ew2(rx_ctx *c, rx_val *d, rx_val *a, rx_val *b, int32_t op1, rx_val *cc, int32_t op2, rx_val *t)
 {
-	int (*ops[5])(rx_ctx *, rx_val *, rx_val *, rx_val *) = {nullptr, rx_add, rx_sub, rx_mul, rx_div};
 	if (op1 < 1 || op1 > 4 || op2 < 1 || op2 > 4)
 		return rx_fail(c, RX_E_INTERNAL, RX_I_SHAPE, d - c->v, -1, op1 < 1 || op1 > 4 ? op1 : op2);
-	int rc = ops[op1](c, t, a, b);
-	return rc != RX_OK ? rc : ops[op2](c, d, t, cc);
+	int rc = ew_ops[op1](c, t, a, b);
+	return rc != RX_OK ? rc : ew_ops[op2](c, d, t, cc);
+}
+
+/* rx_ew_const stores k into t (rx_const_f) and runs the op through it. */
+int rx_ew_const(rx_ctx *c, rx_val *d, rx_val *a, int32_t op, float k, rx_val *t)
+{
+	if (op < 1 || op > 4)
+		return rx_fail(c, RX_E_INTERNAL, RX_I_SHAPE, d - c->v, -1, op);
+	int rc = rx_const_f(c, t, k);
+	return rc != RX_OK ? rc : ew_ops[op](c, d, a, t);
 }
 
 int rx_softmax(rx_ctx *c, rx_val *d, rx_val *a, int32_t axis)

@@ -38,8 +38,8 @@
  * intermediate through memory once per op: kernels tile within an op
  * (Softmax exponentiates a tile of rows at a time; MatMul keeps a panel of
  * accumulators in registers over the whole K). The fused entry points
- * (rx_matmul_bt, rx_matmul_bias, their _tanh forms, rx_ew2; see "fused
- * MatMul" and "fused elementwise pairs") run the few op groups codegen
+ * (rx_matmul_bt, rx_matmul_bias, their _tanh forms, rx_ew2, rx_ew_const;
+ * see "fused MatMul" and "fused elementwise pairs") run the op groups codegen
  * fuses in one pass, with the bits of the ops one by one.
  */
 #include "rx_internal.h"
@@ -1132,6 +1132,29 @@ RX_FN int rx_ew2(rx_ctx *c, rx_val *d, rx_val *av, rx_val *bv, int32_t op1, rx_v
 			f2(ot, ot, m, 1, z + r * bzr, bzr, bz, k, m);
 		}
 	}
+	return rx_result(c, d);
+}
+
+/* rx_ew_const: d = op(a, k) for a float32 constant k that generated code
+ * would have stored in the rank-0 slot t (rx_const_f) just before: the
+ * same row function over a with k broadcast, so the same bits as rx_add,
+ * rx_sub, rx_mul or rx_div with t. t is validated and counted as
+ * rx_const_f's result, and not written. */
+RX_FN int rx_ew_const(rx_ctx *c, rx_val *d, rx_val *av, int32_t op, float k, rx_val *tv)
+{
+	const rx_val *A = rx_operand(c, av);
+	if (!A)
+		return c->st->code;
+	rx_run_fn f = rx_ew_run(op);
+	if (!f)
+		return rx_fail(c, RX_E_INTERNAL, RX_I_SHAPE, d - c->v, -1, op);
+	if (rx_elide_dims(c, tv, 0, NULL) != RX_OK)
+		return c->st->code;
+	float *o = rx_out(c, d, RX_F32, A->rank, A->dims, 0);
+	if (!o)
+		return c->st->code;
+	if (A->len > 0)
+		f(o, A->data, 0, 1, &k, 0, 0, 1, A->len);
 	return rx_result(c, d);
 }
 

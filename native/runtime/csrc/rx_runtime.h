@@ -233,6 +233,8 @@ int rx_matmul_bt_bias_tanh(rx_ctx *c, rx_val *d, rx_val *a, rx_val *b, rx_val *b
  * the fused MatMul above; the torch runtime runs both ops through it. */
 enum { RX_EW_ADD = 1, RX_EW_SUB = 2, RX_EW_MUL = 3, RX_EW_DIV = 4 };
 int rx_ew2(rx_ctx *c, rx_val *d, rx_val *a, rx_val *b, int32_t op1, rx_val *cc, int32_t op2, rx_val *t);
+/* rx_ew_const: t = k (rx_const_f); d = op(a, t), with t skipped likewise. */
+int rx_ew_const(rx_ctx *c, rx_val *d, rx_val *a, int32_t op, float k, rx_val *t);
 
 int rx_softmax(rx_ctx *c, rx_val *d, rx_val *a, int32_t axis);
 int rx_logsoftmax(rx_ctx *c, rx_val *d, rx_val *a, int32_t axis);
