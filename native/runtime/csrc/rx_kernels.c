@@ -171,20 +171,46 @@ RX_T512 static inline __m512d rx_sigmoid8(__m512d v)
 
 /* ---- AVX-512: short float64 evaluations with a rounding test ------------
  * Tanh, Exp and Sigmoid on AVX-512 first evaluate a short float64
- * approximation (relative error below 2^-40: exp(r) from a 16-entry table
- * of 2^(j/16) and a degree-6 expm1 polynomial on |r| <= ln2/32, FMA
- * allowed) and round it to float32. The result is the correctly rounded one
- * unless the exact value lies within the approximation's error of a float32
- * rounding midpoint; a lane whose float64 value lies within 2^13 float64
- * ULPs (2^-39 relative) of a midpoint, or whose argument is outside the
- * short path's range (subnormal or overflowing results, NaN), is
- * recomputed with the SLEEF function above (Ziv's test); Tanh of |x| <
- * 2^-12 is x (see rx_tanh8). Both
- * values then round to the same float32 as the exact value, so the result
- * is bit for bit the SLEEF path's on every input and every ISA
- * (native/ulp_test.go checks all 2^32 inputs with RXEQ_ULP_EXHAUSTIVE=1),
- * and FMA contraction in the short path cannot show. */
+ * approximation (FMA allowed) and round it to float32. The result is the
+ * correctly rounded one unless the exact value lies within the
+ * approximation's error of a float32 rounding midpoint; a lane whose
+ * float64 value lies within a band of float64 ULPs around a midpoint wider
+ * than that error plus the SLEEF function's (rx_near8), or whose argument is
+ * outside the short path's range (subnormal or overflowing results, NaN),
+ * is recomputed with the SLEEF function above (Ziv's test). Both values
+ * then round to the same float32 as the exact value, so the result is bit
+ * for bit the SLEEF path's on every input and every ISA (native/ulp_test.go
+ * checks all 2^32 inputs with RXEQ_ULP_EXHAUSTIVE=1), and FMA contraction
+ * in the short path cannot show.
+ *
+ *   - Exp and Sigmoid: exp(r) from a 16-entry table of 2^(j/16) and a
+ *     degree-6 expm1 polynomial on |r| <= ln2/32 (relative error below
+ *     2^-40; rx_expq8), a band of 2^13 ULPs (2^-39 relative).
+ *   - Tanh: a rational function, tanh(x) ~ x P(x^2) / Q(x^2) with P and Q
+ *     of degree 5 on |x| <= 9.03125 (rx_tanhq8): no table, no exponent
+ *     arithmetic, 12 multiplies or FMAs and one division per 8 lanes.
+ *     scripts/fit_tanh.py derives P and Q (rational Remez for the minimax
+ *     relative error in 60-digit arithmetic: 2^-34.65 with the coefficients
+ *     rounded to float64); scripts/tanh_err.c measures the float64
+ *     evaluation's total error (approximation, roundings, FMAs) on every
+ *     float32 argument in [2^-12, 9.03125] against long double tanhl: at
+ *     most 333700 float64 ULPs (2^18.35) of the result. The band is 0x60000
+ *     = 393216 ULPs (2^18.58), more than that plus the 3.5 ULPs of SLEEF's
+ *     tanh; about 2 * 0x60000 / 2^29 = 0.15% of lanes with a uniformly
+ *     placed result fall in it and go to SLEEF. (A degree 5/6 fit, 2^-39.6
+ *     and a band of 2^15, sends 1/64 as many, but its extra FMA costs more
+ *     than the fallbacks it saves; vrcp14pd with Newton steps, Estrin's
+ *     scheme and two vectors per iteration were slower on Zen 4 than one
+ *     vdivpd, Horner and one vector: the loop is bound by the FMA pipes.) */
 #define RX_T512F __attribute__((target("avx512f,avx512dq,fma")))
+
+/* RX_ZIV_COUNT(op, lanes) is called with the mask of the lanes that a short
+ * path sends to SLEEF (op: 0 Tanh, 1 Exp, 2 Sigmoid), never otherwise. It
+ * does nothing unless defined before this file is included: a test driver
+ * that includes rx_kernels.c counts the lanes with it. */
+#ifndef RX_ZIV_COUNT
+#define RX_ZIV_COUNT(op, lanes) ((void)0)
+#endif
 
 static const double rx_exp2tab[16] __attribute__((aligned(64))) = {
 	0x1.0000000000000p+0, 0x1.0b5586cf9890fp+0, 0x1.172b83c7d517bp+0, 0x1.2387a6e756238p+0,
@@ -215,36 +241,69 @@ RX_T512F static inline __m512d rx_expq8(__m512d y, __m512d *q)
 	return _mm512_mul_pd(t, _mm512_castsi512_pd(e));
 }
 
-/* rx_near8: the lanes of t (positive, a float32 normal once rounded) that
- * lie within 2^13 float64 ULPs of a float32 rounding midpoint. */
-RX_T512F static inline __mmask8 rx_near8(__m512d t)
+/* rx_near8: the lanes of t (of either sign, a float32 normal once rounded)
+ * that lie within band float64 ULPs (band < 2^28) of a float32 rounding
+ * midpoint: the low 29 bits of t, which the rounding drops, within band of
+ * 2^28. */
+RX_T512F static inline __mmask8 rx_near8(__m512d t, int64_t band)
 {
 	__m512i low = _mm512_and_si512(_mm512_castpd_si512(t), _mm512_set1_epi64(0x1fffffff));
-	low = _mm512_add_epi64(low, _mm512_set1_epi64(0x2000 - 0x10000000));
-	return _mm512_cmplt_epu64_mask(low, _mm512_set1_epi64(0x4000));
+	low = _mm512_add_epi64(low, _mm512_set1_epi64(band - 0x10000000));
+	return _mm512_cmplt_epu64_mask(low, _mm512_set1_epi64(2 * band));
 }
 
-/* tanh(x) = -u / (2 + u) with u = expm1(-2|x|) (|x| clamped to 10, where
- * tanh rounds to 1), the sign of x put back. For |x| < 2^-12 the result is
- * x itself (tanh(x) = x (1 - x^2/3 + ...) lies within x^2/3 < 2^-25.5
+/* P and Q of rx_tanhq8, lowest degree first: scripts/fit_tanh.py 5 5
+ * 9.03125. */
+static const double rx_tanhP[6] = {
+	0x1.ffffffffae881p-1, 0x1.20be5c18b1f11p-3, 0x1.22061eaee03bcp-8,
+	0x1.62806e3b7b2d8p-15, 0x1.dd27774bf8d45p-24, 0x1.42c3ae8a1e964p-35};
+static const double rx_tanhQ[6] = {
+	0x1.0000000000000p+0, 0x1.e5b4835ab321dp-2, 0x1.de6667278b2dep-6,
+	0x1.0686fb90a50d5p-11, 0x1.5d4f735f93336p-19, 0x1.95329c89b4a3dp-29};
+
+/* rx_horner8 is c[0] + c[1] z + ... + c[5] z^5 by Horner's scheme (FMA). */
+RX_T512F static inline __m512d rx_horner8(const double c[6], __m512d z)
+{
+	__m512d r = _mm512_fmadd_pd(_mm512_set1_pd(c[5]), z, _mm512_set1_pd(c[4]));
+	r = _mm512_fmadd_pd(r, z, _mm512_set1_pd(c[3]));
+	r = _mm512_fmadd_pd(r, z, _mm512_set1_pd(c[2]));
+	r = _mm512_fmadd_pd(r, z, _mm512_set1_pd(c[1]));
+	return _mm512_fmadd_pd(r, z, _mm512_set1_pd(c[0]));
+}
+
+/* rx_tanhq8 is the short evaluation x P(x^2) / Q(x^2) of tanh(x) for
+ * |x| <= 9.03125 (see the comment above): within 333700 float64 ULPs of
+ * tanh(x) for every float32 x with 2^-12 <= |x| <= 9.03125. */
+RX_T512F static inline __m512d rx_tanhq8(__m512d x)
+{
+	__m512d z = _mm512_mul_pd(x, x);
+	__m512d p = _mm512_mul_pd(x, rx_horner8(rx_tanhP, z));
+	return _mm512_div_pd(p, rx_horner8(rx_tanhQ, z));
+}
+
+/* RX_TANH_BAND is Tanh's Ziv band in float64 ULPs (see the comment above). */
+#define RX_TANH_BAND 0x60000
+
+/* tanh(x) = rx_tanhq8(x) with x clamped to [-9.03125, 9.03125] (vrangepd:
+ * the smaller magnitude, the sign of x): beyond 9.0109 tanh rounds to ±1,
+ * and the value at ±9.03125 lies 2^23 ULPs from the midpoint below 1, so
+ * it rounds to ±1 without a fallback. For |x| < 2^-12 the result is x
+ * itself (tanh(x) = x (1 - x^2/3 + ...) lies within x^2/3 < 2^-25.5
  * relative of x, less than half a float32 ULP, so x is its correct
  * rounding; zeros, as Relu leaves them, and subnormals included); NaN goes
- * to SLEEF. */
+ * to SLEEF (vrangepd would turn it into a number). */
 RX_T512F static inline __m512d rx_tanh8(__m512d x)
 {
-	__m512d a = _mm512_abs_pd(x);
-	__mmask8 tiny = _mm512_cmp_pd_mask(a, _mm512_set1_pd(0x1p-12), _CMP_LT_OQ);
-	__mmask8 nan = _mm512_cmp_pd_mask(a, a, _CMP_UNORD_Q);
-	a = _mm512_min_pd(a, _mm512_set1_pd(10.0));
-	__m512d q, s = rx_expq8(_mm512_mul_pd(a, _mm512_set1_pd(-2.0)), &q);
-	__m512d u = _mm512_fmadd_pd(s, q, _mm512_sub_pd(s, _mm512_set1_pd(1.0)));
-	__m512d t = _mm512_div_pd(u, _mm512_sub_pd(_mm512_set1_pd(-2.0), u));
-	__mmask8 hard = (__mmask8)(nan | (rx_near8(t) & ~tiny));
-	t = _mm512_castsi512_pd(_mm512_ternarylogic_epi64(_mm512_castpd_si512(t), _mm512_castpd_si512(x),
-							  _mm512_set1_epi64(INT64_MIN), 0xf8)); /* t | (x & sign) */
+	__m512d xc = _mm512_range_pd(x, _mm512_set1_pd(9.03125), 2);
+	__mmask8 tiny = _mm512_cmp_pd_mask(_mm512_abs_pd(x), _mm512_set1_pd(0x1p-12), _CMP_LT_OQ);
+	__mmask8 nan = _mm512_cmp_pd_mask(x, x, _CMP_UNORD_Q);
+	__m512d t = rx_tanhq8(xc);
+	__mmask8 hard = (__mmask8)(nan | (rx_near8(t, RX_TANH_BAND) & ~tiny));
 	t = _mm512_mask_blend_pd(tiny, t, x);
-	if (__builtin_expect(hard != 0, 0))
+	if (__builtin_expect(hard != 0, 0)) {
+		RX_ZIV_COUNT(0, hard);
 		t = _mm512_mask_blend_pd(hard, t, Sleef_tanhd8_u35avx512f(x));
+	}
 	return t;
 }
 
@@ -255,9 +314,11 @@ RX_T512F static inline __m512d rx_exp8(__m512d x)
 		      _mm512_cmp_pd_mask(x, _mm512_set1_pd(88.72), _CMP_LT_OQ);
 	__m512d q, s = rx_expq8(_mm512_maskz_mov_pd(ok, x), &q);
 	__m512d t = _mm512_fmadd_pd(s, q, s);
-	__mmask8 hard = (__mmask8)(~ok | rx_near8(t));
-	if (__builtin_expect(hard != 0, 0))
+	__mmask8 hard = (__mmask8)(~ok | rx_near8(t, 0x2000));
+	if (__builtin_expect(hard != 0, 0)) {
+		RX_ZIV_COUNT(1, hard);
 		t = _mm512_mask_blend_pd(hard, t, Sleef_expd8_u10avx512f(x));
+	}
 	return t;
 }
 
@@ -270,9 +331,11 @@ RX_T512F static inline __m512d rx_sigmoid8f(__m512d x)
 	__m512d q, s = rx_expq8(_mm512_maskz_mov_pd(ok, _mm512_sub_pd(_mm512_setzero_pd(), x)), &q);
 	__m512d one = _mm512_set1_pd(1.0);
 	__m512d t = _mm512_div_pd(one, _mm512_add_pd(one, _mm512_fmadd_pd(s, q, s)));
-	__mmask8 hard = (__mmask8)(~ok | rx_near8(t));
-	if (__builtin_expect(hard != 0, 0))
+	__mmask8 hard = (__mmask8)(~ok | rx_near8(t, 0x2000));
+	if (__builtin_expect(hard != 0, 0)) {
+		RX_ZIV_COUNT(2, hard);
 		t = _mm512_mask_blend_pd(hard, t, rx_sigmoid8(x));
+	}
 	return t;
 }
 
