@@ -192,8 +192,9 @@ func TestZivFallbacks(t *testing.T) {
 		normal[i] = float32(rng.NormFloat64() * 2)
 	}
 	cases := []zivCase{
-		// Tanh's band is 0x60000 float64 ULPs: 2*0x60000/2^29 = 0.15% of
-		// uniformly placed results; Exp's and Sigmoid's 2^13: 0.003%.
+		// Tanh's widest band (|x| > 4.5) is 2^19 float64 ULPs: 2*2^19/2^29
+		// = 0.2% of uniformly placed results; Exp's and Sigmoid's 2^13:
+		// 0.003%.
 		{"tanh sweep", 0, zivSweep(0x1p-12, 9.1, 97), 0.005},
 		{"tanh normal(0, 2)", 0, normal, 0.005},
 		{"tanh score_mlp B=4096", 0, mlp, 0.005},

@@ -2,16 +2,18 @@
  * tanh_err.c: measures the AVX-512 Tanh kernel of native/runtime/csrc/
  * rx_kernels.c (rx_tanhq8, rx_tanh8; see the comment above them).
  *
- *   err    the greatest error of the short float64 evaluation rx_tanhq8 on
- *          every float32 x in [2^-12, 9.03125] (the range where its result
- *          is used; the clamp makes every larger |x| the value at 9.03125),
- *          in float64 ULPs of the result and relative, against long double
- *          tanhl (x87: 64-bit significand, 2^-11 float64 ULPs or better);
- *          Tanh's Ziv band (RX_TANH_BAND) must exceed it plus 3.5 ULPs.
- *   check  every one of the 2^32 float32 inputs through the AVX-512 kernel
- *          and the SSE2 one (SLEEF's tanh rounded once): the number of
- *          results that differ in any bit (NaNs included) and the fraction
- *          of lanes the short path sends to SLEEF.
+ *   err    for each of Tanh's three pieces, the greatest error of the
+ *          short float64 evaluation rx_tanhq8 on every float32 x in
+ *          [2^-12, bound] (the piece's range; piece 3 clamps every larger
+ *          |x| to 9.03125), in float64 ULPs of the result and relative,
+ *          against long double tanhl (x87: 64-bit significand, 2^-11
+ *          float64 ULPs or better); the piece's Ziv band (RX_TANH_BAND1..3)
+ *          must exceed it plus 3.5 ULPs (SLEEF's tanh).
+ *   check  every float32 input through the AVX-512 kernel, once with the
+ *          pieces it chooses and once through each piece alone (all inputs
+ *          within the piece's bound, and NaNs), against the SSE2 kernel
+ *          (SLEEF's tanh rounded once): the number of results that differ
+ *          in any bit (NaNs included) and of lanes sent to SLEEF.
  *
  * Build and run from the repository root (x86-64 with AVX-512, libsleef):
  *
@@ -42,43 +44,67 @@ static uint32_t u32(float f)
 	return u;
 }
 
-RX_T512F static void err(void)
+static const float bounds[4] = {0, 1.0f, 4.5f, 9.03125f};
+static const int64_t bands[4] = {0, RX_TANH_BAND1, RX_TANH_BAND2, RX_TANH_BAND3};
+
+RX_T512F static void err(int k)
 {
 	double maxu = 0, maxr = 0;
-	const uint32_t lo = u32(0x1p-12f), hi = u32(9.03125f);
+	const uint32_t lo = u32(0x1p-12f), hi = u32(bounds[k]);
 #pragma omp parallel for reduction(max : maxu, maxr) schedule(static, 65536)
 	for (uint32_t u = lo; u <= hi; u += 8) {
 		float xs[8];
 		double ts[8];
-		for (int k = 0; k < 8; k++)
-			xs[k] = f32(u + k);
-		_mm512_storeu_pd(ts, rx_tanhq8(rx_ld8d(xs)));
-		for (int k = 0; k < 8 && u + k <= hi; k++) {
-			long double r = tanhl((long double)xs[k]);
+		for (int j = 0; j < 8; j++)
+			xs[j] = f32(u + j);
+		_mm512_storeu_pd(ts, rx_tanhq8(rx_ld8d(xs), k));
+		for (int j = 0; j < 8 && u + j <= hi; j++) {
+			long double r = tanhl((long double)xs[j]);
 			int e;
-			frexp(ts[k], &e);
-			double eu = (double)(fabsl((long double)ts[k] - r) / ldexpl(1, e - 53));
-			double er = (double)fabsl(((long double)ts[k] - r) / r);
+			frexp(ts[j], &e);
+			double eu = (double)(fabsl((long double)ts[j] - r) / ldexpl(1, e - 53));
+			double er = (double)fabsl(((long double)ts[j] - r) / r);
 			maxu = eu > maxu ? eu : maxu;
 			maxr = er > maxr ? er : maxr;
 		}
 	}
-	printf("rx_tanhq8 on [2^-12, 9.03125]: max error %.1f float64 ULPs (2^%.3f), relative %.4g (2^%.3f); band %d (2^%.3f)\n",
-	       maxu, log2(maxu), maxr, log2(maxr), RX_TANH_BAND, log2(RX_TANH_BAND));
+	printf("piece %d on [2^-12, %g]: max error %.1f float64 ULPs (2^%.3f), relative %.4g (2^%.3f); band %lld (2^%.3f)\n",
+	       k, bounds[k], maxu, log2(maxu), maxr, log2(maxr), (long long)bands[k], log2((double)bands[k]));
 }
 
-static void check(void)
+/* rx_tanh_forced is rx_tanh_avx512 with every element through piece k. */
+RX_T512F static void rx_tanh_forced(float *o, const float *x, int64_t n, int k)
+{
+	for (int64_t i = 0; i < n; i += 8)
+		rx_st8d(o + i, rx_tanh8(rx_ld8d(x + i), k));
+}
+
+/* check runs every float32 through rx_tanh_avx512 (k == 0, the pieces as it
+ * chooses them) or through piece k: every float32 for piece 3, every one
+ * within the bound and every NaN for pieces 1 and 2. */
+static void check(int k)
 {
 	enum { N = 1 << 20 };
-	long long diff = 0;
-#pragma omp parallel for reduction(+ : diff) schedule(static, 1)
+	long long diff = 0, n = 0;
+	tanh_hard = 0;
+#pragma omp parallel for reduction(+ : diff, n) schedule(static, 1)
 	for (uint64_t base = 0; base < (1ull << 32); base += N) {
 		static __thread float x[N], a[N], b[N];
-		for (int i = 0; i < N; i++)
-			x[i] = f32((uint32_t)(base + (uint64_t)i));
-		rx_tanh_avx512(a, x, N);
-		rx_tanh_sse2(b, x, N);
+		int64_t m = 0;
 		for (int i = 0; i < N; i++) {
+			float v = f32((uint32_t)(base + (uint64_t)i));
+			if (k == 0 || k == 3 || fabsf(v) <= bounds[k] || v != v)
+				x[m++] = v;
+		}
+		while (m % 8)
+			x[m++] = 0;
+		if (k == 0)
+			rx_tanh_avx512(a, x, m);
+		else
+			rx_tanh_forced(a, x, m, k);
+		rx_tanh_sse2(b, x, m);
+		n += m;
+		for (int64_t i = 0; i < m; i++) {
 			if (u32(a[i]) != u32(b[i])) {
 #pragma omp critical
 				if (diff < 5)
@@ -87,7 +113,11 @@ static void check(void)
 			}
 		}
 	}
-	printf("all 2^32 inputs: %lld results differ from sse2; %lld lanes (%.3g) went to SLEEF\n", diff, tanh_hard, tanh_hard / 0x1p32);
+	if (k == 0)
+		printf("all 2^32 inputs, pieces as chosen: %lld results differ from sse2; %lld lanes went to SLEEF\n", diff, tanh_hard);
+	else
+		printf("%lld inputs (|x| <= %g or NaN) through piece %d: %lld results differ from sse2; %lld lanes went to SLEEF\n",
+		       n, k == 3 ? INFINITY : bounds[k], k, diff, tanh_hard);
 }
 
 int main(int argc, char **argv)
@@ -98,9 +128,11 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	if (argc == 2 && !strcmp(argv[1], "err"))
-		err();
+		for (int k = 1; k <= 3; k++)
+			err(k);
 	else if (argc == 2 && !strcmp(argv[1], "check"))
-		check();
+		for (int k = 0; k <= 3; k++)
+			check(k);
 	else {
 		fprintf(stderr, "usage: tanh_err err|check\n");
 		return 2;

@@ -186,22 +186,30 @@ RX_T512 static inline __m512d rx_sigmoid8(__m512d v)
  *   - Exp and Sigmoid: exp(r) from a 16-entry table of 2^(j/16) and a
  *     degree-6 expm1 polynomial on |r| <= ln2/32 (relative error below
  *     2^-40; rx_expq8), a band of 2^13 ULPs (2^-39 relative).
- *   - Tanh: a rational function, tanh(x) ~ x P(x^2) / Q(x^2) with P and Q
- *     of degree 5 on |x| <= 9.03125 (rx_tanhq8): no table, no exponent
- *     arithmetic, 12 multiplies or FMAs and one division per 8 lanes.
- *     scripts/fit_tanh.py derives P and Q (rational Remez for the minimax
- *     relative error in 60-digit arithmetic: 2^-34.65 with the coefficients
- *     rounded to float64); scripts/tanh_err.c measures the float64
- *     evaluation's total error (approximation, roundings, FMAs) on every
- *     float32 argument in [2^-12, 9.03125] against long double tanhl: at
- *     most 333700 float64 ULPs (2^18.35) of the result. The band is 0x60000
- *     = 393216 ULPs (2^18.58), more than that plus the 3.5 ULPs of SLEEF's
- *     tanh; about 2 * 0x60000 / 2^29 = 0.15% of lanes with a uniformly
- *     placed result fall in it and go to SLEEF. (A degree 5/6 fit, 2^-39.6
- *     and a band of 2^15, sends 1/64 as many, but its extra FMA costs more
- *     than the fallbacks it saves; vrcp14pd with Newton steps, Estrin's
- *     scheme and two vectors per iteration were slower on Zen 4 than one
- *     vdivpd, Horner and one vector: the loop is bound by the FMA pipes.) */
+ *   - Tanh: a rational function, tanh(x) ~ x P(x^2) / Q(x^2), in one of
+ *     three pieces (rx_tanhq8): P and Q of degree 2 and 3 for |x| <= 1, 4
+ *     and 4 for |x| <= 4.5, 5 and 5 for |x| <= 9.03125 (beyond which
+ *     tanh rounds to ±1); no table, no exponent arithmetic, Horner with
+ *     FMA and one division. rx_tanh_avx512 gives each block of 64 elements
+ *     the cheapest piece that covers all of them (7, 10 or 12 multiplies
+ *     and FMAs per 8 lanes): hidden activations, mostly within ±4.5, take
+ *     the second, values already squashed (|x| <= 1) the first.
+ *     scripts/fit_tanh.py derives each P and Q (rational Remez for the
+ *     minimax relative error in 60-digit arithmetic, then rounded to
+ *     float64: 2^-41.8, 2^-37.1, 2^-34.7); scripts/tanh_err.c measures
+ *     each piece's total error in float64 (approximation, roundings, FMAs)
+ *     on every float32 argument in its range against long double tanhl:
+ *     at most 2318, 59968 and 333700 float64 ULPs (2^11.2, 2^15.9,
+ *     2^18.3) of the result; the bands are 2^12, 2^16 and 2^19 ULPs, more
+ *     than that plus the 3.5 ULPs of SLEEF's tanh (powers of two, for a
+ *     two-operation test, rx_near8p). A lane with a uniformly placed
+ *     result falls in them with probability 2 band / 2^29: 0.0015%, 0.024%
+ *     and 0.2%. The script also checks every float32 through each piece
+ *     and through the kernel: no bit differs from the SSE2 (SLEEF) kernel.
+ *     (Measured on Zen 4 and rejected: vrcp14pd with Newton steps instead
+ *     of vdivpd, Estrin's scheme instead of Horner's, two vectors per
+ *     iteration, and the division in float32 with a Newton step: the loop
+ *     is bound by the throughput of its vector operations, not latency.) */
 #define RX_T512F __attribute__((target("avx512f,avx512dq,fma")))
 
 /* RX_ZIV_COUNT(op, lanes) is called with the mask of the lanes that a short
@@ -252,59 +260,138 @@ RX_T512F static inline __mmask8 rx_near8(__m512d t, int64_t band)
 	return _mm512_cmplt_epu64_mask(low, _mm512_set1_epi64(2 * band));
 }
 
-/* P and Q of rx_tanhq8, lowest degree first: scripts/fit_tanh.py 5 5
- * 9.03125. */
-static const double rx_tanhP[6] = {
+/* Tanh's three pieces, P and Q lowest degree first (scripts/fit_tanh.py
+ * with the arguments shown), and their Ziv bands in float64 ULPs. */
+static const double rx_tanhP1[3] = { /* 2 3 1 */
+	0x1.ffffffffff6f5p-1, 0x1.efa1585c779fcp-4, 0x1.06338c9862bbep-9};
+static const double rx_tanhQ1[4] = {
+	0x1.0000000000000p+0, 0x1.d13dab6c1a576p-2, 0x1.4986d0e74db00p-6, 0x1.8b4d450926134p-14};
+static const double rx_tanhP2[5] = { /* 4 4 4.5 */
+	0x1.fffffffff15c2p-1, 0x1.1713a9adc8b8dp-3, 0x1.f19543f4f5781p-9, 0x1.b5e2edb684da9p-16,
+	0x1.87bf931e34c34p-26};
+static const double rx_tanhQ2[5] = {
+	0x1.0000000000000p+0, 0x1.e0df2a2a68fa3p-2, 0x1.ba505679a7e43p-6, 0x1.8e30bffbd17b8p-12,
+	0x1.2c724a8d9edb0p-20};
+static const double rx_tanhP3[6] = { /* 5 5 9.03125 */
 	0x1.ffffffffae881p-1, 0x1.20be5c18b1f11p-3, 0x1.22061eaee03bcp-8,
 	0x1.62806e3b7b2d8p-15, 0x1.dd27774bf8d45p-24, 0x1.42c3ae8a1e964p-35};
-static const double rx_tanhQ[6] = {
+static const double rx_tanhQ3[6] = {
 	0x1.0000000000000p+0, 0x1.e5b4835ab321dp-2, 0x1.de6667278b2dep-6,
 	0x1.0686fb90a50d5p-11, 0x1.5d4f735f93336p-19, 0x1.95329c89b4a3dp-29};
+#define RX_TANH_BAND1 0x1000
+#define RX_TANH_BAND2 0x10000
+#define RX_TANH_BAND3 0x80000
 
-/* rx_horner8 is c[0] + c[1] z + ... + c[5] z^5 by Horner's scheme (FMA). */
-RX_T512F static inline __m512d rx_horner8(const double c[6], __m512d z)
+/* rx_horner8 is c[0] + c[1] z + ... + c[n-1] z^(n-1), n >= 2, by Horner's
+ * scheme (FMA); n is a constant where it is inlined. */
+RX_T512F static inline __m512d rx_horner8(const double *c, int n, __m512d z)
 {
-	__m512d r = _mm512_fmadd_pd(_mm512_set1_pd(c[5]), z, _mm512_set1_pd(c[4]));
-	r = _mm512_fmadd_pd(r, z, _mm512_set1_pd(c[3]));
-	r = _mm512_fmadd_pd(r, z, _mm512_set1_pd(c[2]));
-	r = _mm512_fmadd_pd(r, z, _mm512_set1_pd(c[1]));
-	return _mm512_fmadd_pd(r, z, _mm512_set1_pd(c[0]));
+	__m512d r = _mm512_fmadd_pd(_mm512_set1_pd(c[n - 1]), z, _mm512_set1_pd(c[n - 2]));
+	for (int i = n - 3; i >= 0; i--)
+		r = _mm512_fmadd_pd(r, z, _mm512_set1_pd(c[i]));
+	return r;
 }
 
-/* rx_tanhq8 is the short evaluation x P(x^2) / Q(x^2) of tanh(x) for
- * |x| <= 9.03125 (see the comment above): within 333700 float64 ULPs of
- * tanh(x) for every float32 x with 2^-12 <= |x| <= 9.03125. */
-RX_T512F static inline __m512d rx_tanhq8(__m512d x)
+/* rx_tanhq8 is the short evaluation x P(x^2) / Q(x^2) of tanh(x) by piece
+ * k (1, 2 or 3) for |x| <= 1, 4.5 or 9.03125 (see the comment above). */
+RX_T512F static inline __m512d rx_tanhq8(__m512d x, int k)
 {
-	__m512d z = _mm512_mul_pd(x, x);
-	__m512d p = _mm512_mul_pd(x, rx_horner8(rx_tanhP, z));
-	return _mm512_div_pd(p, rx_horner8(rx_tanhQ, z));
+	__m512d z = _mm512_mul_pd(x, x), p, q;
+	if (k == 1)
+		p = rx_horner8(rx_tanhP1, 3, z), q = rx_horner8(rx_tanhQ1, 4, z);
+	else if (k == 2)
+		p = rx_horner8(rx_tanhP2, 5, z), q = rx_horner8(rx_tanhQ2, 5, z);
+	else
+		p = rx_horner8(rx_tanhP3, 6, z), q = rx_horner8(rx_tanhQ3, 6, z);
+	return _mm512_div_pd(_mm512_mul_pd(x, p), q);
 }
 
-/* RX_TANH_BAND is Tanh's Ziv band in float64 ULPs (see the comment above). */
-#define RX_TANH_BAND 0x60000
-
-/* tanh(x) = rx_tanhq8(x) with x clamped to [-9.03125, 9.03125] (vrangepd:
- * the smaller magnitude, the sign of x): beyond 9.0109 tanh rounds to ±1,
- * and the value at ±9.03125 lies 2^23 ULPs from the midpoint below 1, so
- * it rounds to ±1 without a fallback. For |x| < 2^-12 the result is x
- * itself (tanh(x) = x (1 - x^2/3 + ...) lies within x^2/3 < 2^-25.5
- * relative of x, less than half a float32 ULP, so x is its correct
- * rounding; zeros, as Relu leaves them, and subnormals included); NaN goes
- * to SLEEF (vrangepd would turn it into a number). */
-RX_T512F static inline __m512d rx_tanh8(__m512d x)
+/* rx_near8p is rx_near8 for a power-of-two band, in two operations: the
+ * low 29 bits of t plus band - 2^28, modulo 2^29, below 2 band. */
+RX_T512F static inline __mmask8 rx_near8p(__m512d t, int64_t band)
 {
-	__m512d xc = _mm512_range_pd(x, _mm512_set1_pd(9.03125), 2);
-	__mmask8 tiny = _mm512_cmp_pd_mask(_mm512_abs_pd(x), _mm512_set1_pd(0x1p-12), _CMP_LT_OQ);
+	__m512i low = _mm512_add_epi64(_mm512_castpd_si512(t), _mm512_set1_epi64(band - 0x10000000));
+	return _mm512_testn_epi64_mask(low, _mm512_set1_epi64(0x1fffffff & ~(2 * band - 1)));
+}
+
+/* tanh(x) by piece k, for lanes whose |x| is within the piece's bound (NaN
+ * aside): piece 3 clamps x to [-9.03125, 9.03125] (vrangepd: the smaller
+ * magnitude, the sign of x): beyond 9.0109 tanh rounds to ±1, and the value
+ * at ±9.03125 lies 2^23 ULPs from the midpoint below 1, so it rounds to ±1
+ * without a fallback. Small |x| needs no case of its own: for |x| < 2^-12,
+ * where the correctly rounded tanh(x) is x itself (tanh(x) = x (1 - x^2/3
+ * + ...) lies within x^2/3 < 2^-25.5 relative of x, less than half a
+ * float32 ULP), the short value lies within the piece's error (relative,
+ * 2^-34 or less) of the float32 x, so it rounds to x, subnormals and
+ * signed zeros included, and its low bits are nowhere near a midpoint.
+ * NaN goes to SLEEF, whose NaN (all ones) the short path does not make. */
+RX_T512F static inline __m512d rx_tanh8(__m512d x, int k)
+{
+	__m512d xc = k == 3 ? _mm512_range_pd(x, _mm512_set1_pd(9.03125), 2) : x;
 	__mmask8 nan = _mm512_cmp_pd_mask(x, x, _CMP_UNORD_Q);
-	__m512d t = rx_tanhq8(xc);
-	__mmask8 hard = (__mmask8)(nan | (rx_near8(t, RX_TANH_BAND) & ~tiny));
-	t = _mm512_mask_blend_pd(tiny, t, x);
+	__m512d t = rx_tanhq8(xc, k);
+	__mmask8 hard = (__mmask8)(nan | rx_near8p(t, k == 1 ? RX_TANH_BAND1 : k == 2 ? RX_TANH_BAND2 : RX_TANH_BAND3));
 	if (__builtin_expect(hard != 0, 0)) {
 		RX_ZIV_COUNT(0, hard);
 		t = _mm512_mask_blend_pd(hard, t, Sleef_tanhd8_u35avx512f(x));
 	}
 	return t;
+}
+
+/* RX_TANH_BLOCK is the number of elements that rx_tanh_avx512 gives one
+ * piece. */
+#define RX_TANH_BLOCK 64
+
+/* rx_tanh_piece is the piece for n <= RX_TANH_BLOCK elements at x: the
+ * first whose bound holds every |x[i]| (NaNs aside, which go to SLEEF in
+ * every piece). */
+RX_T512F static inline int rx_tanh_piece(const float *x, int64_t n)
+{
+	__m512 m = _mm512_setzero_ps();
+	for (int64_t j = 0; j < n; j += 16) {
+		__mmask16 k = n - j >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << (n - j)) - 1);
+		m = _mm512_max_ps(_mm512_abs_ps(_mm512_maskz_loadu_ps(k, x + j)), m);
+	}
+	if (_mm512_cmp_ps_mask(m, _mm512_set1_ps(1.0f), _CMP_LE_OQ) == 0xffff)
+		return 1;
+	if (_mm512_cmp_ps_mask(m, _mm512_set1_ps(4.5f), _CMP_LE_OQ) == 0xffff)
+		return 2;
+	return 3;
+}
+
+/* RX_TANH_RUN8(K), in rx_tanh_avx512, is o[i + j] = tanh(x[i + j]) for
+ * j < m by piece K; the tail goes through a zero-padded 8-element buffer,
+ * as in RX_MAP_VEC. */
+#define RX_TANH_RUN8(K)                                                            \
+	do {                                                                       \
+		int64_t j_ = 0;                                                    \
+		for (; j_ + 8 <= m; j_ += 8)                                       \
+			rx_st8d(o + i + j_, rx_tanh8(rx_ld8d(x + i + j_), K));     \
+		if (j_ < m) {                                                      \
+			float t_[8] = {0};                                         \
+			memcpy(t_, x + i + j_, (size_t)(m - j_) * sizeof(float));  \
+			rx_st8d(t_, rx_tanh8(rx_ld8d(t_), K));                     \
+			memcpy(o + i + j_, t_, (size_t)(m - j_) * sizeof(float));  \
+		}                                                                  \
+	} while (0)
+
+/* rx_tanh_avx512 takes RX_TANH_BLOCK elements at a time through the
+ * cheapest piece that covers them all (rx_tanh_piece). */
+RX_T512F static void rx_tanh_avx512(float *o, const float *x, int64_t n)
+{
+	for (int64_t i = 0; i < n; i += RX_TANH_BLOCK) {
+		int64_t m = n - i < RX_TANH_BLOCK ? n - i : RX_TANH_BLOCK;
+		switch (rx_tanh_piece(x + i, m)) {
+		case 1:
+			RX_TANH_RUN8(1);
+			break;
+		case 2:
+			RX_TANH_RUN8(2);
+			break;
+		default:
+			RX_TANH_RUN8(3);
+		}
+	}
 }
 
 /* exp(x) = S + S q; results that are not float32 normals go to SLEEF. */
@@ -339,7 +426,6 @@ RX_T512F static inline __m512d rx_sigmoid8f(__m512d x)
 	return t;
 }
 
-RX_MAP_VEC(rx_tanh_avx512, RX_T512F, 8, __m512d, rx_ld8d, rx_st8d, rx_tanh8)
 RX_MAP_VEC(rx_exp_avx512, RX_T512F, 8, __m512d, rx_ld8d, rx_st8d, rx_exp8)
 RX_MAP_VEC(rx_log_avx512, RX_T512, 8, __m512d, rx_ld8d, rx_st8d, Sleef_logd8_u10avx512f)
 RX_MAP_VEC(rx_sigmoid_avx512, RX_T512F, 8, __m512d, rx_ld8d, rx_st8d, rx_sigmoid8f)
