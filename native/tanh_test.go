@@ -192,6 +192,20 @@ func TestZivFallbacks(t *testing.T) {
 	for i := range normal {
 		normal[i] = float32(rng.NormFloat64() * 2)
 	}
+	// Small values (pieces 1 and 2) with a NaN or an infinity here and
+	// there: the block goes to piece 3, which sends its NaNs to SLEEF.
+	mixed := make([]float32, 1<<16)
+	for i := range mixed {
+		mixed[i] = float32(rng.NormFloat64() * 0.5)
+		switch i % 97 {
+		case 0:
+			mixed[i] = math.Float32frombits(0x7fc00000 | uint32(i)) // quiet NaN, a payload
+		case 50:
+			mixed[i] = math.Float32frombits(0xff800001 + uint32(i)) // signalling NaN
+		case 70:
+			mixed[i] = float32(math.Inf(1 - 2*(i%2)))
+		}
+	}
 	cases := []zivCase{
 		// Tanh's widest band (|x| > 4.5) is 2^19 float64 ULPs: 2*2^19/2^29
 		// = 0.2% of uniformly placed results; Exp's and Sigmoid's 2^13:
@@ -203,6 +217,7 @@ func TestZivFallbacks(t *testing.T) {
 		{"tanh sweep |x| <= 1", 0, zivSweep(0x1p-12, 1, 31), 0.0001},
 		{"tanh sweep 1 < |x| <= 4.5", 0, zivSweep(1, 4.5, 7), 0.001},
 		{"tanh normal(0, 2)", 0, normal, 0.005},
+		{"tanh normal(0, 0.5), NaN, Inf", 0, mixed, 0.05},
 		{"tanh score_mlp B=4096", 0, mlp, 0.005},
 		{"tanh score_pipeline B=4096", 0, pipeline, 0.005},
 		{"exp sweep", 1, zivSweep(0x1p-20, 87, 97), 0.0005},

@@ -324,11 +324,12 @@ RX_T512F static inline __mmask8 rx_near8p(__m512d t, int64_t band)
  * float32 ULP), the short value lies within the piece's error (relative,
  * 2^-34 or less) of the float32 x, so it rounds to x, subnormals and
  * signed zeros included, and its low bits are nowhere near a midpoint.
- * NaN goes to SLEEF, whose NaN (all ones) the short path does not make. */
+ * Piece 3 sends NaN to SLEEF, whose NaN (all ones) the short path does not
+ * make; pieces 1 and 2 never see one (rx_tanh_piece). */
 RX_T512F static inline __m512d rx_tanh8(__m512d x, int k)
 {
 	__m512d xc = k == 3 ? _mm512_range_pd(x, _mm512_set1_pd(9.03125), 2) : x;
-	__mmask8 nan = _mm512_cmp_pd_mask(x, x, _CMP_UNORD_Q);
+	__mmask8 nan = k == 3 ? _mm512_cmp_pd_mask(x, x, _CMP_UNORD_Q) : 0;
 	__m512d t = rx_tanhq8(xc, k);
 	__mmask8 hard = (__mmask8)(nan | rx_near8p(t, k == 1 ? RX_TANH_BAND1 : k == 2 ? RX_TANH_BAND2 : RX_TANH_BAND3));
 	if (__builtin_expect(hard != 0, 0)) {
@@ -343,18 +344,20 @@ RX_T512F static inline __m512d rx_tanh8(__m512d x, int k)
 #define RX_TANH_BLOCK 64
 
 /* rx_tanh_piece is the piece for n <= RX_TANH_BLOCK elements at x: the
- * first whose bound holds every |x[i]| (NaNs aside, which go to SLEEF in
- * every piece). */
+ * first whose bound holds every |x[i]|, compared as bits (|x| as an
+ * unsigned integer orders as |x| does, and NaNs above +Inf), so a block
+ * with a NaN takes piece 3, the only one that looks for NaN. */
 RX_T512F static inline int rx_tanh_piece(const float *x, int64_t n)
 {
-	__m512 m = _mm512_setzero_ps();
+	__m512i m = _mm512_setzero_si512();
 	for (int64_t j = 0; j < n; j += 16) {
 		__mmask16 k = n - j >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << (n - j)) - 1);
-		m = _mm512_max_ps(_mm512_abs_ps(_mm512_maskz_loadu_ps(k, x + j)), m);
+		__m512i v = _mm512_maskz_loadu_epi32(k, x + j);
+		m = _mm512_max_epu32(m, _mm512_and_si512(v, _mm512_set1_epi32(0x7fffffff)));
 	}
-	if (_mm512_cmp_ps_mask(m, _mm512_set1_ps(1.0f), _CMP_LE_OQ) == 0xffff)
+	if (_mm512_cmple_epu32_mask(m, _mm512_set1_epi32(0x3f800000)) == 0xffff) /* 1.0f */
 		return 1;
-	if (_mm512_cmp_ps_mask(m, _mm512_set1_ps(4.5f), _CMP_LE_OQ) == 0xffff)
+	if (_mm512_cmple_epu32_mask(m, _mm512_set1_epi32(0x40900000)) == 0xffff) /* 4.5f */
 		return 2;
 	return 3;
 }
