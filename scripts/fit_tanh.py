@@ -1,25 +1,31 @@
 #!/usr/bin/python3
-"""fit_tanh.py: derive the rational approximation of the AVX-512 Tanh kernel.
+"""fit_tanh.py: derive the rational approximations of the AVX-512 Tanh kernel.
 
-native/runtime/csrc/rx_kernels.c (rx_tanh8) evaluates, in float64,
+native/runtime/csrc/rx_kernels.c (rx_tanhq8) evaluates, in float64,
 
     tanh(x) ~= x * P(z) / Q(z),   z = x*x,   |x| <= XMAX,
 
-with P of degree N and Q of degree M (Q(0) = 1), rounds the result to
-float32 and sends the lanes whose rounding is in doubt to SLEEF (Ziv's
-test). This script finds P and Q by the rational Remez algorithm for the
-minimax RELATIVE error of P/Q against f(z) = tanh(sqrt(z))/sqrt(z) on
-[0, XMAX^2], in 60-digit arithmetic (mpmath), then rounds the coefficients
-to float64 and reports the relative error of the rounded rational (exact
-arithmetic on the float64 coefficients), which is the approximation error
-the kernel's Ziv band has to cover on top of its float64 rounding errors.
-The kernel's total error (approximation and rounding, with its own
-evaluation order and FMAs) is then measured on every float32 argument by
-scripts/tanh_err.c.
+with P of degree N and Q of degree M (Q(0) = 1), in three pieces:
+
+    fit_tanh.py 2 3 1          |x| <= 1
+    fit_tanh.py 4 4 4.5        |x| <= 4.5
+    fit_tanh.py 5 5 9.03125    |x| <= 9.03125 (the default; tanh rounds to
+                               +-1 in float32 beyond 9.0109)
+
+then rounds the result to float32 and sends the lanes whose rounding is in
+doubt to SLEEF (Ziv's test). This script finds P and Q by the rational
+Remez algorithm for the minimax RELATIVE error of P/Q against
+f(z) = tanh(sqrt(z))/sqrt(z) on [0, XMAX^2], in 60-digit arithmetic
+(mpmath), then rounds the coefficients to float64 and reports the relative
+error of the rounded rational (exact arithmetic on the float64
+coefficients): the approximation error that the kernel's Ziv band has to
+cover on top of its float64 rounding errors. The kernel's total error
+(approximation and rounding, with its own evaluation order and FMAs) is then
+measured on every float32 argument by scripts/tanh_err.c.
 
 Usage: /usr/bin/python3 scripts/fit_tanh.py [N M [XMAX]]   (default 5 5 9.03125)
 Prints the float64 coefficients as C hex literals, lowest degree first.
-Needs mpmath (python3-mpmath); deterministic.
+Needs mpmath (python3-mpmath); deterministic, a few seconds.
 """
 
 import sys
