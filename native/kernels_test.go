@@ -2,6 +2,7 @@ package native_test
 
 import (
 	"fmt"
+	"math"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -54,6 +55,28 @@ var _ = Describe("blocked kernels", Label("native"), func() {
 			GinkgoT().Setenv(nrt.ISAEnv, isa)
 			prog := compile(p)
 			checkArith(prog, isa)
+			prog.Close()
+			if isa == best {
+				break
+			}
+		}
+	})
+
+	It("computes Neg, Abs and Relu bit for bit around the vector widths on every ISA", func() {
+		p := &ir.Program{File: "exact.rx"}
+		for _, k := range exactOps {
+			b := irtest.NewFunc(k.name)
+			x := b.Param("x", ir.Float32, "N")
+			y := b.Result("y", ir.Float32, "N")
+			b.Op(k.kind, y, x)
+			p.Funcs = append(p.Funcs, b.Fn)
+		}
+		best, err := nrt.DetectISA()
+		Expect(err).NotTo(HaveOccurred())
+		for _, isa := range nrt.ISAs {
+			GinkgoT().Setenv(nrt.ISAEnv, isa)
+			prog := compile(p)
+			checkExact(prog, isa)
 			prog.Close()
 			if isa == best {
 				break
@@ -141,6 +164,45 @@ func checkArith(prog *native.Program, isa string) {
 				"x": tensor.FromFloat32(x, rows, n), "z": tensor.FromFloat32(z, n), "s": tensor.FromFloat32(s, rows, n)})["y"]
 			for k := range x {
 				Expect(out.F32[k]).To(Equal(op.f(op.f(x[k], z[k%n]), s[k])), fmt.Sprintf("%s: op %d, n=%d, element %d", isa, i, n, k))
+			}
+		}
+	}
+}
+
+// exactOps are the unary ops that are bitwise operations on a float's
+// bits, with their definitions on bits (the fallback's: Relu keeps a NaN's
+// bits and gives +0 for every other value that is not positive).
+var exactOps = []struct {
+	name string
+	kind ir.OpKind
+	f    func(bits uint32) uint32
+}{
+	{"neg", ir.Neg, func(u uint32) uint32 { return u ^ 1<<31 }},
+	{"abs", ir.Abs, func(u uint32) uint32 { return u &^ (1 << 31) }},
+	{"relu", ir.Relu, func(u uint32) uint32 {
+		if x := math.Float32frombits(u); x > 0 || x != x {
+			return u
+		}
+		return 0
+	}},
+}
+
+// checkExact runs prog's exact maps on every length around the vector
+// widths (and their unrolled pairs), the special values (NaNs of either
+// sign and several payloads, zeros, infinities, subnormals) at every
+// position, and compares the bits.
+func checkExact(prog *native.Program, isa string) {
+	special := []uint32{0x7fc00000, 0xffc00000, 0x7f800001, 0xff812345, 0x80000000, 0, 0x7f800000, 0xff800000,
+		1, 0x80000001, 0x3f800000, 0xbf800000, 0x00800000, 0x80800000}
+	for _, n := range []int{1, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 32, 33, 47, 48, 49, 63, 64, 65} {
+		data := make([]float32, n)
+		for i := range data {
+			data[i] = math.Float32frombits(special[i%len(special)])
+		}
+		for _, k := range exactOps {
+			out := run(prog, k.name, map[string]*tensor.Tensor{"x": tensor.FromFloat32(data, n)})["y"]
+			for i, v := range data {
+				Expect(math.Float32bits(out.F32[i])).To(Equal(k.f(math.Float32bits(v))), "%s: %s, n=%d, element %d (%#08x)", isa, k.name, n, i, math.Float32bits(v))
 			}
 		}
 	}
