@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"math/bits"
 	"unsafe"
 
 	"github.com/rextio/rxeq/program/ir"
@@ -35,69 +36,110 @@ const (
 // against the output shapes, and nothing is allocated.
 func (p *Program) runNative(ctx context.Context, c *compiled, inputs, into map[string]*tensor.Tensor) (*Result, error) {
 	m := c.meta
-	fn := m.fn.Name
 	if err := ctx.Err(); err != nil {
-		return nil, &ir.RuntimeError{Kind: err, Func: fn, Detail: err.Error()}
+		return nil, &ir.RuntimeError{Kind: err, Func: m.fn.Name, Detail: err.Error()}
 	}
-	// Each input is looked up by name once (map lookups are a good part of
-	// a small call's cost).
-	var buf [16]*tensor.Tensor
-	ts := buf[:0]
-	if len(m.params) > len(buf) {
-		ts = make([]*tensor.Tensor, 0, len(m.params))
-	}
-	ts, err := lookupInputs(fn, m.params, inputs, ts)
+	fr, err := p.bindInputs(m, inputs)
 	if err != nil {
 		return nil, err
 	}
-	fr := p.frames.get(len(m.params) + len(m.results))
-	if fr == nil {
-		return nil, fmt.Errorf("%w: %s: out of memory allocating a call frame", ErrInternal, fn)
-	}
-	// Bind symbols the way the C prologue does (first occurrence, parameter
-	// order) without judging the inputs: this only sizes the outputs.
-	var sym [maxSyms]int
-	var bound [maxSyms]bool
-	for i, t := range ts {
-		fr.setArg(i, t)
-		if t.Rank() != len(m.paramDims[i]) || t.Validate() != nil {
-			continue
-		}
-		for d, spec := range m.paramDims[i] {
-			if k := -spec - 1; spec < 0 && !bound[k] {
-				sym[k], bound[k] = t.Shape[d], true
-			}
-		}
-	}
 	if into != nil {
-		if err := p.bindInto(fr, m, into, &sym, &bound); err != nil {
+		if err := bindInto(fr, m, into); err != nil {
 			p.frames.put(fr, nil)
 			return nil, err
 		}
-		st := fr.invoke(c.entry)
-		p.frames.put(fr, &st.counters)
-		if st.code != rxOK {
-			return nil, callError(m, inputs, st)
-		}
-		return nil, nil
+		return nil, p.call(fr, c, inputs)
 	}
 	if len(m.results) == 0 {
 		// Nothing to allocate but the Result.
-		st := fr.invoke(c.entry)
-		p.frames.put(fr, &st.counters)
-		if st.code != rxOK {
-			return nil, callError(m, inputs, st)
+		if err := p.call(fr, c, inputs); err != nil {
+			return nil, err
 		}
 		return &Result{}, nil
 	}
+	res, err := allocOutputs(fr, m)
+	if err != nil {
+		p.frames.put(fr, nil)
+		return nil, err
+	}
+	if err := p.call(fr, c, inputs); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// call invokes the generated function with the frame's arguments, puts
+// the frame back with the call's counters and turns a failed status into
+// the executors' error.
+func (p *Program) call(fr *frame, c *compiled, inputs map[string]*tensor.Tensor) error {
+	st := fr.invoke(c.entry)
+	p.frames.put(fr, &st.counters)
+	if st.code != rxOK {
+		return callError(c.meta, inputs, st)
+	}
+	return nil
+}
+
+// bindInputs takes a frame and describes each parameter's input in it, in
+// parameter order, looked up by name once (map lookups are a good part of
+// a small call's cost). A missing or unknown input is reported exactly as
+// ir.BindInputs does (the same order and texts); the rest of the checks
+// run in C. It also binds the symbols the way the C prologue does (first
+// occurrence, parameter order) from the well-formed inputs of the right
+// rank, without judging them: this only sizes the outputs.
+func (p *Program) bindInputs(m *funcMeta, inputs map[string]*tensor.Tensor) (*frame, error) {
+	fn := m.fn.Name
+	fr := p.frames.get(len(m.params) + len(m.results))
+	if fr == nil {
+		if err := checkInputNames(fn, m.params, inputs); err != nil {
+			return nil, err
+		}
+		return nil, fmt.Errorf("%w: %s: out of memory allocating a call frame", ErrInternal, fn)
+	}
+	env := &fr.env
+	env.bound = 0
+	for i := range m.params {
+		t := inputs[m.params[i].Name]
+		if t == nil {
+			p.frames.put(fr, nil)
+			return nil, checkInputNames(fn, m.params, inputs)
+		}
+		dims := m.paramDims[i]
+		if !fr.setArg(i, t) || len(t.Shape) != len(dims) {
+			continue
+		}
+		for d, spec := range dims {
+			if k := -spec - 1; spec < 0 && env.bound&(1<<k) == 0 {
+				env.sym[k] = t.Shape[d]
+				env.bound |= 1 << k
+			}
+		}
+	}
+	if len(inputs) != len(m.params) {
+		p.frames.put(fr, nil)
+		return nil, checkInputNames(fn, m.params, inputs)
+	}
+	return fr, nil
+}
+
+// symEnv is the symbols a call's inputs bind, for sizing its outputs:
+// sym[k] is symbol k's size when bit k of bound is set.
+type symEnv struct {
+	sym   [maxSyms]int
+	bound uint32
+}
+
+// allocOutputs allocates the output tensors of a Run (sized from the
+// symbols the inputs bind), describes them in the frame and returns the
+// Result that holds them.
+func allocOutputs(fr *frame, m *funcMeta) (*Result, error) {
+	fn := m.fn.Name
+	env := &fr.env
 	// The output tensors and their shapes share one allocation, and so
 	// does their data (an int64 backing that float32 outputs view).
 	blk := newOutBlock(len(m.results), m.outRanks)
 	shapes := blk.dims
-	var out map[string]*tensor.Tensor // nil for a function without results
-	if len(m.results) > 0 {
-		out = make(map[string]*tensor.Tensor, len(m.results))
-	}
+	out := make(map[string]*tensor.Tensor, len(m.results))
 	var counts [4]int
 	words := 0
 	for j, r := range m.results {
@@ -111,8 +153,8 @@ func (p *Program) runNative(ctx context.Context, c *compiled, inputs, into map[s
 			switch {
 			case s >= 0:
 				shape[i] = s
-			case bound[-s-1]:
-				shape[i] = sym[-s-1]
+			case env.bound&(1<<(-s-1)) != 0:
+				shape[i] = env.sym[-s-1]
 			default:
 				shape[i] = 0 // unbound: the inputs are invalid and C reports it first
 			}
@@ -122,7 +164,6 @@ func (p *Program) runNative(ctx context.Context, c *compiled, inputs, into map[s
 			n *= shape[i]
 		}
 		if overflow || n > math.MaxInt/8 {
-			p.frames.put(fr, nil)
 			return nil, sizeError(fn, "output "+r.Name, shape)
 		}
 		blk.ts[j].Shape = shape
@@ -135,12 +176,12 @@ func (p *Program) runNative(ctx context.Context, c *compiled, inputs, into map[s
 			words += (n + 1) / 2
 		}
 		if words < 0 || words > math.MaxInt/8 {
-			p.frames.put(fr, nil)
 			return nil, sizeError(fn, "output "+r.Name, shape)
 		}
 	}
 	data := make([]int64, words)
 	off := 0
+	np := len(m.params)
 	for j, r := range m.results {
 		t := &blk.ts[j]
 		n := tensor.NumElements(t.Shape)
@@ -158,12 +199,7 @@ func (p *Program) runNative(ctx context.Context, c *compiled, inputs, into map[s
 			off += (n + 1) / 2
 		}
 		out[r.Name] = t
-		fr.setArg(len(m.params)+j, t)
-	}
-	st := fr.invoke(c.entry)
-	p.frames.put(fr, &st.counters)
-	if st.code != rxOK {
-		return nil, callError(m, inputs, st)
+		fr.setArg(np+j, t)
 	}
 	blk.res.Outputs = out
 	return &blk.res, nil
@@ -173,7 +209,7 @@ func (p *Program) runNative(ctx context.Context, c *compiled, inputs, into map[s
 // after checking each against its result's dtype and the shape the inputs
 // bind; an unbound symbol (invalid inputs) leaves the check to C's
 // boundary validation, which runs first.
-func (p *Program) bindInto(fr *frame, m *funcMeta, into map[string]*tensor.Tensor, sym *[maxSyms]int, bound *[maxSyms]bool) error {
+func bindInto(fr *frame, m *funcMeta, into map[string]*tensor.Tensor) error {
 	fn := m.fn.Name
 	if len(into) != len(m.results) {
 		for name := range into {
@@ -182,32 +218,76 @@ func (p *Program) bindInto(fr *frame, m *funcMeta, into map[string]*tensor.Tenso
 			}
 		}
 	}
+	env := &fr.env
+	np := len(m.params)
 	for j, r := range m.results {
 		t := into[r.Name]
 		want := tensor.Float32
 		if r.Type.DType == ir.Int64 {
 			want = tensor.Int64
 		}
-		if t == nil || t.DType != want || t.Rank() != len(m.outDims[j]) || t.Validate() != nil {
+		dims := m.outDims[j]
+		// setArg describes t (a frame put back forgets it) and reports
+		// whether it is well formed.
+		if t == nil || t.DType != want || len(t.Shape) != len(dims) || !fr.setArg(np+j, t) {
 			return &ir.RuntimeError{Kind: ir.ErrShape, Func: fn,
-				Detail: fmt.Sprintf("RunInto: output %s must be a well-formed %s tensor of rank %d", r.Name, want, len(m.outDims[j]))}
+				Detail: fmt.Sprintf("RunInto: output %s must be a well-formed %s tensor of rank %d", r.Name, want, len(dims))}
 		}
-		for i, s := range m.outDims[j] {
+		for i, s := range dims {
 			d := s
 			if s < 0 {
-				if !bound[-s-1] {
+				if env.bound&(1<<(-s-1)) == 0 {
 					continue
 				}
-				d = sym[-s-1]
+				d = env.sym[-s-1]
 			}
 			if t.Shape[i] != d {
 				return &ir.RuntimeError{Kind: ir.ErrShape, Func: fn,
 					Detail: fmt.Sprintf("RunInto: output %s has shape %v, the inputs make it %s", r.Name, t.Shape, r.Type)}
 			}
 		}
-		fr.setArg(len(m.params)+j, t)
 	}
 	return nil
+}
+
+// wellFormed reports whether t.Validate() returns nil, without building an
+// error: a known dtype, no negative dimension and data of exactly as many
+// elements as the shape describes, at most tensor.MaxElements. It is
+// Validate's verdict for the hot path (a spec compares the two).
+func wellFormed(t *tensor.Tensor) bool {
+	switch t.DType {
+	case tensor.Float32:
+		return shapeHolds(t.Shape, len(t.F32))
+	case tensor.Int64:
+		return shapeHolds(t.Shape, len(t.I64))
+	case tensor.Float64:
+		return shapeHolds(t.Shape, len(t.F64))
+	}
+	return false
+}
+
+// shapeHolds reports whether shape has no negative dimension and describes
+// exactly n elements, n <= tensor.MaxElements (so the product is never
+// computed past n: it cannot overflow).
+func shapeHolds(shape []int, n int) bool {
+	k := uint64(1) // the product so far, or n+1 once it is known to exceed n
+	for _, d := range shape {
+		if d <= 0 {
+			if d < 0 {
+				return false
+			}
+			k = 0
+			continue
+		}
+		// A multiply, not a division: this runs for every dim of every
+		// tensor of every call.
+		if hi, lo := bits.Mul64(k, uint64(d)); hi != 0 || lo > uint64(n) {
+			k = uint64(n) + 1
+		} else {
+			k = lo
+		}
+	}
+	return k == uint64(n) && n <= tensor.MaxElements
 }
 
 // outBlock holds what a call returns besides the tensors' data and the
@@ -236,16 +316,13 @@ func newOutBlock(results, dims int) *outBlock {
 	return &outBlock{ts: make([]tensor.Tensor, results), dims: make([]int, dims)}
 }
 
-// lookupInputs appends each parameter's input tensor to dst, in parameter
-// order, and reports a missing or unknown input exactly as ir.BindInputs
-// does (the same order and texts); the rest of its checks run in C.
-func lookupInputs(fn string, params []ir.ParamSpec, inputs map[string]*tensor.Tensor, dst []*tensor.Tensor) ([]*tensor.Tensor, error) {
+// checkInputNames reports a missing or unknown input exactly as
+// ir.BindInputs does (the same order and texts), or nil.
+func checkInputNames(fn string, params []ir.ParamSpec, inputs map[string]*tensor.Tensor) error {
 	for _, p := range params {
-		t := inputs[p.Name]
-		if t == nil {
-			return nil, &ir.RuntimeError{Kind: ir.ErrMissingInput, Func: fn, Detail: fmt.Sprintf("missing input %s (%s)", p.Name, p.Type)}
+		if inputs[p.Name] == nil {
+			return &ir.RuntimeError{Kind: ir.ErrMissingInput, Func: fn, Detail: fmt.Sprintf("missing input %s (%s)", p.Name, p.Type)}
 		}
-		dst = append(dst, t)
 	}
 	if len(inputs) != len(params) {
 		// Let ir.BindInputs find and word the unknown name.
@@ -259,9 +336,9 @@ func lookupInputs(fn string, params []ir.ParamSpec, inputs map[string]*tensor.Te
 				bad[name] = t
 			}
 		}
-		return nil, unknownInput(fn, bad)
+		return unknownInput(fn, bad)
 	}
-	return dst, nil
+	return nil
 }
 
 func unknownInput(fn string, bad map[string]*tensor.Tensor) error {

@@ -12,6 +12,10 @@ import (
 // tests of package native_test.
 func CMacroNames() []string { return slices.Clone(cMacros[:]) }
 
+// WellFormed is the hot path's verdict on a tensor (wellFormed), for the
+// spec that holds it to tensor.Validate.
+func WellFormed(t *tensor.Tensor) bool { return wellFormed(t) }
+
 // RawStatus is the outcome of InvokeSource: rx_status's code and operands
 // and the error Go would make of it.
 type RawStatus struct {

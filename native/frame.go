@@ -92,6 +92,7 @@ type frame struct {
 	pin    runtime.Pinner
 	pinned bool
 	sum    Counters // the counters of the calls this frame served since the pool last folded them
+	env    symEnv   // the symbols the running call's inputs bind (call.go)
 }
 
 // framePool is a Program's pool of frames and their arenas. It is process
@@ -219,8 +220,12 @@ func (s *Counters) add(t *Counters) {
 
 // setArg describes tensor t in argument i: its data pointer goes to C as a
 // call argument (i < direct) or pinned in the C frame, never as an unpinned
-// Go pointer in memory that C reads.
-func (fr *frame) setArg(i int, t *tensor.Tensor) {
+// Go pointer in memory that C reads. It reports whether t is well formed
+// (wellFormed: what t.Validate() says, without building an error), which
+// the description holds for C to check again: a count that matches the
+// dims, or -1 for a tensor malformed beyond what C can see (rank above
+// maxRank).
+func (fr *frame) setArg(i int, t *tensor.Tensor) bool {
 	a := &fr.args[i]
 	var data unsafe.Pointer
 	count := -1
@@ -241,7 +246,9 @@ func (fr *frame) setArg(i int, t *tensor.Tensor) {
 			data = unsafe.Pointer(&t.F64[0])
 		}
 	}
-	if t.Rank() > maxRank && t.Validate() != nil {
+	ok := count >= 0 && shapeHolds(t.Shape, count)
+	rank := len(t.Shape)
+	if rank > maxRank && !ok {
 		count = -1 // malformed beyond what C can see
 	}
 	if i < direct {
@@ -255,10 +262,11 @@ func (fr *frame) setArg(i int, t *tensor.Tensor) {
 	}
 	a.count = C.int64_t(count)
 	a.dtype = C.int64_t(t.DType)
-	a.rank = C.int64_t(t.Rank())
-	for d := 0; d < t.Rank() && d < maxRank; d++ {
+	a.rank = C.int64_t(rank)
+	for d := 0; d < rank && d < maxRank; d++ {
 		a.dims[d] = C.int64_t(t.Shape[d])
 	}
+	return ok
 }
 
 // forget unpins and drops the tensors of the last call.

@@ -26,9 +26,11 @@ func (*library) symbol(string) (unsafe.Pointer, error) { return nil, ErrUnavaila
 func (*library) close() error { return nil }
 
 // frame is one call's arguments; without cgo no call is made.
-type frame struct{}
+type frame struct {
+	env symEnv
+}
 
-func (*frame) setArg(int, *tensor.Tensor) {}
+func (*frame) setArg(int, *tensor.Tensor) bool { return false }
 
 // invoke reports an internal error: no generated function can have been
 // loaded to call.
