@@ -77,8 +77,9 @@ int64_t rx_dim_of(const rx_ctx *c, int64_t spec)
 RX_FN int rx_open(rx_ctx *c, const rx_arg *args, rx_status *st, rx_val *v, int32_t nv,
 		  const rx_type *types, int32_t nin, int32_t nout, int32_t nsym)
 {
-	memset(c, 0, sizeof *c);
-	memset(v, 0, sizeof(rx_val) * (size_t)(nv > 0 ? nv : 1));
+	/* Not a memset of the context (rep stos costs more than these
+	 * stores): every field that is read is set here, own below when it
+	 * is used. */
 	c->v = v;
 	c->nv = nv;
 	c->nin = nin;
@@ -86,9 +87,33 @@ RX_FN int rx_open(rx_ctx *c, const rx_arg *args, rx_status *st, rx_val *v, int32
 	c->nsym = nsym;
 	c->args = args;
 	c->st = st;
-	for (int32_t i = 0; i < nv; i++)
-		v[i].type = &types[i];
-	rx_arena *a = st->arena ? st->arena : &c->own;
+	/* Every slot starts empty and untrusted, with no buffers and no
+	 * output; its dims are written with its first value (a slot's dims
+	 * are read only after that, rank of them). */
+	for (int32_t i = 0; i < nv; i++) {
+		rx_val *x = &v[i];
+		x->data = NULL;
+		x->len = 0;
+		x->dtype = 0;
+		x->rank = 0;
+		x->trusted = 0;
+		x->which = 0;
+		x->buf[0] = x->buf[1] = NULL;
+		x->cap[0] = x->cap[1] = 0;
+		x->out = NULL;
+		x->type = &types[i];
+	}
+	/* The function's symbols start unbound; sym[k] is read only once
+	 * symset[k] is set (every symbol occurs in a parameter, so inputs
+	 * that pass bind them all). */
+	for (int32_t k = 0; k < nsym && k < RX_MAX_SYMS; k++)
+		c->symset[k] = 0;
+	rx_arena *a = st->arena;
+	if (!a) {
+		a = &c->own;
+		a->block = NULL;
+		a->cap = a->need = 0;
+	}
 	c->ar = a;
 	a->used = 0;
 	a->total = 0;
@@ -145,18 +170,17 @@ static void *rx_alloc(rx_ctx *c, size_t bytes)
 RX_FN int rx_close(rx_ctx *c)
 {
 	rx_status *s = c->st;
+	int64_t held = 0;
 	for (int32_t i = 0; i < c->nv; i++) {
 		rx_val *x = &c->v[i];
 		if (s->code == RX_OK && x->out && x->data && x->data != x->out)
 			memcpy(x->out, x->data, (size_t)x->len * (x->dtype == RX_I64 ? 8u : 4u));
-		for (int k = 0; k < 2; k++) {
-			if (x->buf[k]) {
-				x->buf[k] = NULL;
-				s->arena_releases++;
-			}
-		}
-		x->data = NULL;
+		/* Every arena buffer a slot holds is given back. The slots die
+		 * with the generated function's frame: nothing reads them after
+		 * this, so they are counted, not cleared. */
+		held += (x->buf[0] != NULL) + (x->buf[1] != NULL);
 	}
+	s->arena_releases += held;
 	rx_arena *a = c->ar;
 	for (rx_chunk *k = a->chunks; k;) {
 		rx_chunk *next = k->next;
