@@ -84,6 +84,40 @@ var _ = Describe("blocked kernels", Label("native"), func() {
 		}
 	})
 
+	It("broadcasts a left operand whose dims are the right one's last ones", func() {
+		p := &ir.Program{File: "left.rx"}
+		for i, op := range arithOps {
+			b := irtest.NewFunc(fmt.Sprintf("f%d", i))
+			z := b.Param("z", ir.Float32, "N")
+			x := b.Param("x", ir.Float32, "R", "N")
+			k := b.Param("k", ir.Float32)
+			y := b.Result("y", ir.Float32, "R", "N")
+			t := b.Temp(ir.Float32, "R", "N")
+			b.Op(op.kind, t, z, x) // a row vector on the left, over the rows
+			b.Op(op.kind, y, k, t) // a scalar on the left
+			p.Funcs = append(p.Funcs, b.Fn)
+		}
+		prog := compile(p)
+		for i, op := range arithOps {
+			for _, n := range []int{1, 3, 8, 17, 33} {
+				for _, rows := range []int{1, 2, 5} {
+					z, x := make([]float32, n), make([]float32, rows*n)
+					for j := range z {
+						z[j] = 1.5 - float32(j)*0.11
+					}
+					for j := range x {
+						x[j] = float32(j%7) + 0.25
+					}
+					out := run(prog, fmt.Sprintf("f%d", i), map[string]*tensor.Tensor{
+						"z": tensor.FromFloat32(z, n), "x": tensor.FromFloat32(x, rows, n), "k": tensor.FromFloat32([]float32{-2.5})})["y"]
+					for j := range x {
+						Expect(out.F32[j]).To(Equal(op.f(-2.5, op.f(z[j%n], x[j]))), "op %d, %dx%d, element %d", i, rows, n, j)
+					}
+				}
+			}
+		}
+	})
+
 	It("broadcasts rank-3 operands block by block", func() {
 		b := irtest.NewFunc("f")
 		x := b.Param("x", ir.Float32, "P", "R", "N")

@@ -46,33 +46,6 @@ int rx_fail(rx_ctx *c, int code, int64_t a, int64_t b, int64_t cc, int64_t d)
 	return code;
 }
 
-int32_t rx_count(int32_t rank, const int64_t *dims, int64_t *n)
-{
-	int64_t k = 1;
-	for (int32_t i = 0; i < rank; i++) {
-		if (dims[i] < 0 || __builtin_mul_overflow(k, dims[i], &k))
-			return i;
-	}
-	*n = k;
-	return -1;
-}
-
-/* rx_bytes returns n elements of dtype in bytes plus the arena's padding,
- * or -1 when that does not fit in int64. */
-static int64_t rx_bytes(int64_t n, int32_t dtype)
-{
-	int64_t b;
-	if (n < 0 || __builtin_mul_overflow(n, (int64_t)(dtype == RX_I64 ? 8 : 4), &b) ||
-	    __builtin_add_overflow(b, (int64_t)128, &b))
-		return -1;
-	return b;
-}
-
-int64_t rx_dim_of(const rx_ctx *c, int64_t spec)
-{
-	return spec >= 0 ? spec : c->sym[-spec - 1];
-}
-
 /* rx_open starts a call: the prologue's first statement. */
 RX_FN int rx_open(rx_ctx *c, const rx_arg *args, rx_status *st, rx_val *v, int32_t nv,
 		  const rx_type *types, int32_t nin, int32_t nout, int32_t nsym)
@@ -273,81 +246,39 @@ RX_FN int rx_bind_output(rx_ctx *c, int32_t o, rx_val *x)
 	return RX_OK;
 }
 
-/* rx_operand returns the trusted facts of an operand. Facts are never
- * re-derived: reading a slot that was not stamped is an internal error and
- * is counted as a re-query. */
-const rx_val *rx_operand(rx_ctx *c, const rx_val *x)
+/* rx_untrusted: see rx_internal.h (rx_operand's failure). */
+const rx_val *rx_untrusted(rx_ctx *c, const rx_val *x)
 {
-	if (!x->trusted) {
-		c->st->fact_requeries++;
-		rx_fail(c, RX_E_INTERNAL, RX_I_UNTRUSTED, x - c->v, 0, 0);
-		return NULL;
-	}
-	c->st->trusted_reuses++;
-	return x;
+	c->st->fact_requeries++;
+	rx_fail(c, RX_E_INTERNAL, RX_I_UNTRUSTED, x - c->v, 0, 0);
+	return NULL;
 }
 
-/* rx_out prepares slot d to receive a result of the given dtype and dims and
- * returns where to write it: the Go output buffer for a result slot, else
- * the slot's arena buffer. fresh asks for a buffer other than the slot's
- * current data (the op reads its own destination). The facts are set but
- * not trusted until rx_result validates them. */
-void *rx_out(rx_ctx *c, rx_val *d, int32_t dtype, int32_t rank, const int64_t *dims, int fresh)
+/* rx_grow: see rx_internal.h (rx_out's allocation). */
+void *rx_grow(rx_ctx *c, rx_val *d, int32_t w, int64_t bytes)
 {
-	int64_t n;
-	int32_t bad = rx_count(rank, dims, &n);
-	if (bad >= 0) {
-		rx_fail(c, RX_E_SIZE, d - c->v, bad, 0, 0);
+	if (d->buf[w]) {
+		/* Too small: given back (its bytes stay carved until the call
+		 * ends). */
+		d->buf[w] = NULL;
+		c->st->arena_releases++;
+	}
+	d->buf[w] = rx_alloc(c, (size_t)bytes);
+	if (!d->buf[w]) {
+		rx_fail(c, RX_E_NOMEM, bytes, 0, 0, 0);
 		return NULL;
 	}
-	if (rx_bytes(n, dtype) < 0) {
-		rx_fail(c, RX_E_SIZE, d - c->v, rank, 0, 0);
-		return NULL;
-	}
-	size_t bytes = (size_t)n * (dtype == RX_I64 ? 8u : 4u);
-	void *p;
-	if (d->out && !fresh) {
-		p = d->out;
-	} else {
-		int w = d->which;
-		if (fresh && d->buf[w] != NULL && d->buf[w] == d->data)
-			w ^= 1;
-		if (d->buf[w] == NULL || d->cap[w] < (int64_t)bytes) {
-			if (d->buf[w]) {
-				/* Too small: given back (its bytes stay carved until the
-				 * call ends). */
-				d->buf[w] = NULL;
-				c->st->arena_releases++;
-			}
-			d->buf[w] = rx_alloc(c, bytes);
-			if (!d->buf[w]) {
-				rx_fail(c, RX_E_NOMEM, (int64_t)bytes, 0, 0, 0);
-				return NULL;
-			}
-			c->st->arena_allocs++;
-			d->cap[w] = (int64_t)bytes;
-		}
-		d->which = w;
-		p = d->buf[w];
-	}
-	d->data = p;
-	d->dtype = dtype;
-	d->rank = rank;
-	d->len = n;
-	for (int32_t i = 0; i < rank; i++)
-		d->dims[i] = dims[i];
-	d->trusted = 0;
-	return p;
+	c->st->arena_allocs++;
+	d->cap[w] = bytes;
+	return d->buf[w];
 }
 
-/* rx_result validates a freshly written result against its checked type and
- * stamps its facts trusted. */
-int rx_result(rx_ctx *c, rx_val *d)
+/* rx_result_fail: see rx_internal.h; the checks of rx_result in order,
+ * for the report. */
+int rx_result_fail(rx_ctx *c, rx_val *d)
 {
 	const rx_type *t = d->type;
 	int64_t n = 1;
-	c->st->result_validations++;
-	c->st->fact_queries++;
 	if (d->dtype != t->dtype || d->rank != t->rank)
 		return rx_fail(c, RX_E_INTERNAL, RX_I_RESULT, d - c->v, -1, d->rank);
 	for (int32_t i = 0; i < t->rank; i++) {
@@ -356,10 +287,7 @@ int rx_result(rx_ctx *c, rx_val *d)
 		if (__builtin_mul_overflow(n, d->dims[i], &n))
 			return rx_fail(c, RX_E_SIZE, d - c->v, i, 0, 0);
 	}
-	if (n != d->len || d->data == NULL)
-		return rx_fail(c, RX_E_INTERNAL, RX_I_RESULT, d - c->v, -1, d->len);
-	d->trusted = 1;
-	return RX_OK;
+	return rx_fail(c, RX_E_INTERNAL, RX_I_RESULT, d - c->v, -1, d->len);
 }
 
 /* ---- scalar helpers ---------------------------------------------------- */

@@ -814,21 +814,64 @@ RX_RUN_WIDE(rx_run_mul, a * b, RX_VMUL)
 RX_RUN_WIDE(rx_run_div, a / b, RX_VDIV)
 #endif
 
+/* rx_suffix reports whether b's dims are a's last b->rank dims (b may be a
+ * scalar): then a op b has a's shape, and b repeats every b->len elements
+ * of a. The common broadcasts (equal shapes, a row vector over a batch, a
+ * scalar) take this path without rx_bcast's strides. */
+static inline int rx_suffix(const rx_val *b, const rx_val *a)
+{
+	int32_t off = a->rank - b->rank;
+	if (off < 0)
+		return 0;
+	for (int32_t i = 0; i < b->rank; i++)
+		if (b->dims[i] != a->dims[off + i])
+			return 0;
+	return 1;
+}
+
 /* RX_BINARY defines a broadcasting float32 kernel from its run function.
  * The destination may be one of the operands: every output element reads
- * only its own index of a full-shape operand. */
+ * only its own index of a full-shape operand. When one operand's dims
+ * are the other's last ones (rx_suffix) the output has the larger one's
+ * shape and is rows of the smaller one's length (one run when the
+ * smaller is a scalar or the same size); otherwise rx_bcast computes the
+ * strides. Each element is the same IEEE operation either way. */
 #define RX_BINARY(NAME, RUN)                                                           \
 	RX_FN int NAME(rx_ctx *c, rx_val *d, rx_val *av, rx_val *bv)                   \
 	{                                                                              \
 		const rx_val *A = rx_operand(c, av), *B = rx_operand(c, bv);           \
 		if (!A || !B)                                                          \
 			return c->st->code;                                            \
+		const float *x = A->data, *y = B->data;                                \
+		int64_t na = A->len, nb = B->len;                                      \
+		if (rx_suffix(B, A)) {                                                 \
+			float *o = rx_out(c, d, RX_F32, A->rank, A->dims, 0);          \
+			if (!o)                                                        \
+				return c->st->code;                                    \
+			if (na > 0) {                                                  \
+				if (nb == na || nb == 1)                               \
+					RUN(o, x, 0, 1, y, 0, nb == na, 1, na);        \
+				else                                                   \
+					RUN(o, x, nb, 1, y, 0, 1, na / nb, nb);        \
+			}                                                              \
+			return rx_result(c, d);                                        \
+		}                                                                      \
+		if (rx_suffix(A, B)) {                                                 \
+			float *o = rx_out(c, d, RX_F32, B->rank, B->dims, 0);          \
+			if (!o)                                                        \
+				return c->st->code;                                    \
+			if (nb > 0) {                                                  \
+				if (na == nb || na == 1)                               \
+					RUN(o, x, 0, na == nb, y, 0, 1, 1, nb);        \
+				else                                                   \
+					RUN(o, x, 0, 1, y, na, 1, nb / na, na);        \
+			}                                                              \
+			return rx_result(c, d);                                        \
+		}                                                                      \
 		int32_t r;                                                             \
 		int64_t od[RX_MAX_RANK], sa[RX_MAX_RANK], sb[RX_MAX_RANK];             \
 		if (rx_bcast(c, A, B, &r, od, sa, sb) != RX_OK)                        \
 			return c->st->code;                                            \
-		const float *x = A->data, *y = B->data;                                \
-		int64_t na = A->len, nb = B->len;                                      \
 		float *o = rx_out(c, d, RX_F32, r, od + (RX_MAX_RANK - r), 0);         \
 		if (!o)                                                                \
 			return c->st->code;                                            \
