@@ -282,13 +282,13 @@ func (fr *frame) forget() {
 
 // invoke calls the generated function fn with the frame's arguments (set
 // with setArg: inputs, then outputs) and its arena, without copying: each
-// tensor's data stays in Go memory for the call. It forgets the tensors
-// before it returns.
+// tensor's data stays in Go memory for the call. C clears the data
+// pointers it was given before it returns; the frame forgets (and unpins)
+// the tensors when it is put back, which every caller does right after.
 func (fr *frame) invoke(fn unsafe.Pointer) status {
 	q := &fr.ptrs
 	C.rx_call(C.uintptr_t(uintptr(fn)), C.uintptr_t(uintptr(unsafe.Pointer(fr.c))), C.int64_t(len(fr.args)),
 		q[0], q[1], q[2], q[3], q[4], q[5], q[6], q[7], q[8], q[9], q[10], q[11])
-	fr.forget()
 	st := &fr.c.st
 	return status{
 		code: int64(st.code), a: int64(st.a), b: int64(st.b), c: int64(st.c), d: int64(st.d),
