@@ -138,6 +138,32 @@ var _ = Describe("invocation context", Label("native"), func() {
 		Expect(err).To(MatchError(ContainSubstring("unknown input x")))
 	})
 
+	It("runs the function each call names when calls alternate between functions", func() {
+		_, p := parse("two.rx", `package p
+
+func double(x [N]float32) (y [N]float32) {
+	y = x * 2.0
+	return
+}
+
+func triple(x [N]float32) (y [N]float32) {
+	y = x * 3.0
+	return
+}
+`)
+		prog := compile(p)
+		in := map[string]*tensor.Tensor{"x": f32(sh(2), 1, -4)}
+		for i := range 6 {
+			fn, k := "double", float32(2)
+			if i%2 == 1 {
+				fn, k = "triple", 3
+			}
+			Expect(run(prog, fn, in)["y"].F32).To(Equal([]float32{k, -4 * k}), "call %d: %s", i, fn)
+			_, err := prog.Run(context.Background(), fn+"x", in)
+			Expect(err).To(MatchError(native.ErrUnknownFunc))
+		}
+	})
+
 	It("does not run after Close and unloads once", func() {
 		_, p := parse("boundary.rx", readTestdata("boundary.rx"))
 		prog, err := native.Compile(context.Background(), p, native.Options{CacheDir: suiteCache})

@@ -137,6 +137,7 @@ type Program struct {
 	libErr error // why nothing runs natively (Auto), or nil
 	info   BuildInfo
 	funcs  map[string]*compiled
+	last   atomic.Pointer[compiled] // the function the last call looked up (funcOf)
 
 	mu           sync.RWMutex // Run holds it shared; Close exclusively
 	closed       bool
@@ -157,6 +158,7 @@ type BuildInfo struct {
 
 // compiled is one function: native (entry != nil) or on the fallback.
 type compiled struct {
+	name     string
 	meta     *funcMeta
 	entry    unsafe.Pointer
 	fallback *fallback.Interpreter
@@ -204,7 +206,7 @@ func (p *Program) bind(metas map[string]*funcMeta, bad []badFunc, sym func(*func
 		reasons[b.name] = b.err
 	}
 	for _, f := range p.ir.Funcs {
-		c := &compiled{meta: metas[f.Name], reason: reasons[f.Name]}
+		c := &compiled{name: f.Name, meta: metas[f.Name], reason: reasons[f.Name]}
 		if c.meta != nil && p.lib != nil {
 			entry, err := p.lib.symbol(sym(c.meta))
 			if err != nil {
@@ -317,7 +319,7 @@ func (p *Program) NativeError() error { return p.libErr }
 // PathOf returns the path Run takes for function fn, and the reason when
 // it is the fallback.
 func (p *Program) PathOf(fn string) (Path, error) {
-	c := p.funcs[fn]
+	c := p.funcOf(fn)
 	if c == nil {
 		return "", fmt.Errorf("%w: %s", ErrUnknownFunc, fn)
 	}
@@ -355,6 +357,21 @@ func (p *Program) Close() error {
 	return nil
 }
 
+// funcOf returns function fn, or nil. A loop that calls one function
+// finds it without a map lookup: the last function looked up is kept
+// (its name compares equal at once when the caller passes the same
+// string), and any other name goes through the map.
+func (p *Program) funcOf(fn string) *compiled {
+	if c := p.last.Load(); c != nil && c.name == fn {
+		return c
+	}
+	c := p.funcs[fn]
+	if c != nil {
+		p.last.Store(c)
+	}
+	return c
+}
+
 // Run runs function fn on inputs (by parameter name; int64 scalars are
 // rank-0 int64 tensors) and returns its outputs by result name, allocated
 // by Go. Runtime errors (bad inputs, checked arithmetic) are
@@ -366,7 +383,7 @@ func (p *Program) Run(ctx context.Context, fn string, inputs map[string]*tensor.
 	if p.closed {
 		return nil, ErrClosed
 	}
-	c := p.funcs[fn]
+	c := p.funcOf(fn)
 	if c == nil {
 		return nil, fmt.Errorf("%w: %s", ErrUnknownFunc, fn)
 	}
@@ -403,7 +420,7 @@ func (p *Program) RunInto(ctx context.Context, fn string, inputs, outputs map[st
 	if p.closed {
 		return "", ErrClosed
 	}
-	c := p.funcs[fn]
+	c := p.funcOf(fn)
 	if c == nil {
 		return "", fmt.Errorf("%w: %s", ErrUnknownFunc, fn)
 	}
