@@ -1,3 +1,5 @@
+//go:build cgo
+
 package native_test
 
 import (
