@@ -1164,7 +1164,7 @@ static int rx_elide(rx_ctx *c, rx_val *t, int64_t r0, int64_t r1)
 }
 
 /* RX_BT_PACK is the largest K*N whose transposed operand rx_linear packs
- * on its stack (16 KB: K, N <= 64); bigger ones are transposed into their
+ * on its stack (16 KB: 64x64, or 2x2048); bigger ones are transposed into their
  * slot, exactly as rx_transpose would. */
 #define RX_BT_PACK 4096
 
@@ -1215,12 +1215,14 @@ static int rx_linear(rx_ctx *c, rx_val *d, rx_val *av, rx_val *bv, rx_val *cv, i
 		return c->st->code;
 	if (s && rx_elide(c, s, M, N) != RX_OK)
 		return c->st->code;
+	/* The operands' data is read before rx_out: d may be a or the bias,
+	 * and rx_out changes d's data. */
+	const float *x = A->data, *bias = C ? C->data : NULL;
 	int64_t dims[2] = {M, N};
 	float *o = rx_out(c, d, RX_F32, 2, dims, d == av || d == bv || d == cv);
 	if (!o)
 		return c->st->code;
 	if (M > 0 && N > 0) {
-		const float *x = A->data, *bias = C ? C->data : NULL;
 		if (!s) {
 			rx_mmb_run(o, x, y, bias, M, K, N);
 		} else {
@@ -1371,11 +1373,15 @@ RX_FN int rx_ew_const(rx_ctx *c, rx_val *d, rx_val *av, int32_t op, float k, rx_
 		return rx_fail(c, RX_E_INTERNAL, RX_I_SHAPE, d - c->v, -1, op);
 	if (rx_elide_dims(c, tv, 0, NULL) != RX_OK)
 		return c->st->code;
+	/* a's data is read before rx_out: d may be a, and rx_out changes d's
+	 * data (to the Go output buffer when d is a result slot). */
+	const float *x = A->data;
+	int64_t len = A->len;
 	float *o = rx_out(c, d, RX_F32, A->rank, A->dims, 0);
 	if (!o)
 		return c->st->code;
-	if (A->len > 0)
-		f(o, A->data, 0, 1, &k, 0, 0, 1, A->len);
+	if (len > 0)
+		f(o, x, 0, 1, &k, 0, 0, 1, len);
 	return rx_result(c, d);
 }
 
