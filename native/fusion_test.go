@@ -12,7 +12,6 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/rextio/rxeq/native"
-	nrt "github.com/rextio/rxeq/native/runtime"
 	"github.com/rextio/rxeq/program/ir"
 	"github.com/rextio/rxeq/program/ir/irtest"
 	"github.com/rextio/rxeq/tensor"
@@ -112,6 +111,21 @@ func mmValues(r *rand.Rand, n int) []float32 {
 // mmReference is the float32 triple loop: each product rounded, added to a
 // sum that starts from 0, k in order; then the bias, if any, and Tanh (in
 // float64, rounded once), if asked for.
+// mmInputs returns the inputs of form f for x [m,k], the weights wt (as
+// [k,n], or [n,k] for a transposed form) and the bias row, and the bias
+// the reference adds (nil for a form without one).
+func mmInputs(f mmForm, x, wt, bias []float32, m, k, n int) (map[string]*tensor.Tensor, []float32) {
+	in := map[string]*tensor.Tensor{"x": tensor.FromFloat32(x, m, k), "w": tensor.FromFloat32(wt, k, n)}
+	if f.bt {
+		in["w"] = tensor.FromFloat32(wt, n, k)
+	}
+	if !f.bias {
+		return in, nil
+	}
+	in["b"] = tensor.FromFloat32(bias, n)
+	return in, bias
+}
+
 func mmReference(x, w, b []float32, m, k, n int, bt, tanh bool) []float32 {
 	out := make([]float32, m*n)
 	for i := range m {
@@ -192,25 +206,15 @@ var _ = Describe("fused MatMul", Label("native"), func() {
 		kns := [][2]int{{0, 5}, {1, 1}, {3, 4}, {5, 7}, {8, 8}, {17, 9}, {32, 32}, {32, 8}, {13, 15},
 			{31, 16}, {33, 17}, {7, 24}, {64, 64}, {20, 33}, {9, 45}, {2, 70}, {65, 65}, {70, 3}}
 		r := rand.New(rand.NewPCG(7, 11))
-		best, err := nrt.DetectISA()
-		Expect(err).NotTo(HaveOccurred())
-		for _, isa := range nrt.ISAs {
-			GinkgoT().Setenv(nrt.ISAEnv, isa)
+		forEachISA(func(isa string) {
 			pr := compile(p)
+			defer pr.Close()
 			for _, m := range ms {
 				for _, kn := range kns {
 					k, n := kn[0], kn[1]
 					x, wt, bias := mmValues(r, m*k), mmValues(r, k*n), mmValues(r, n)
 					for _, f := range mmForms {
-						in := map[string]*tensor.Tensor{"x": tensor.FromFloat32(x, m, k), "w": tensor.FromFloat32(wt, k, n)}
-						if f.bt {
-							in["w"] = tensor.FromFloat32(wt, n, k)
-						}
-						var b []float32
-						if f.bias {
-							b = bias
-							in["b"] = tensor.FromFloat32(bias, n)
-						}
+						in, b := mmInputs(f, x, wt, bias, m, k, n)
 						want := mmReference(x, wt, b, m, k, n, f.bt, f.tanh)
 						got := run(pr, f.name, in)["y"]
 						Expect(got.Shape).To(Equal([]int{m, n}))
@@ -229,11 +233,7 @@ var _ = Describe("fused MatMul", Label("native"), func() {
 					}
 				}
 			}
-			pr.Close()
-			if isa == best {
-				break
-			}
-		}
+		})
 	})
 
 	It("validates and counts the intermediates it skips as the unfused ops do", func() {
@@ -266,15 +266,7 @@ var _ = Describe("fused MatMul", Label("native"), func() {
 					s[i] = float32(r.NormFloat64())
 				}
 			}
-			in := map[string]*tensor.Tensor{"x": tensor.FromFloat32(x, m, k), "w": tensor.FromFloat32(wt, k, n)}
-			if f.bt {
-				in["w"] = tensor.FromFloat32(wt, n, k)
-			}
-			var b []float32
-			if f.bias {
-				b = bias
-				in["b"] = tensor.FromFloat32(bias, n)
-			}
+			in, b := mmInputs(f, x, wt, bias, m, k, n)
 			want := mmReference(x, wt, b, m, k, n, f.bt, f.tanh)
 			got := runTorch(tp, f.name, in)["y"].F32
 			for i := range want {

@@ -23,17 +23,11 @@ var _ = Describe("blocked kernels", Label("native"), func() {
 		x := b.Param("x", ir.Float32, "M", "N")
 		y := b.Result("y", ir.Float32, "N", "M")
 		b.Op(ir.Transpose, y, x)
-		best, err := nrt.DetectISA()
-		Expect(err).NotTo(HaveOccurred())
-		for _, isa := range nrt.ISAs {
-			GinkgoT().Setenv(nrt.ISAEnv, isa)
+		forEachISA(func(isa string) {
 			prog := compile(&ir.Program{File: "tr.rx", Funcs: []*ir.Func{b.Fn}})
+			defer prog.Close()
 			checkTranspose(prog)
-			prog.Close()
-			if isa == best {
-				break
-			}
-		}
+		})
 	})
 
 	It("computes broadcasting arithmetic on rows around the vector widths on every ISA", func() {
@@ -49,17 +43,11 @@ var _ = Describe("blocked kernels", Label("native"), func() {
 			b.Op(op.kind, y, t, s) // full shapes
 			p.Funcs = append(p.Funcs, b.Fn)
 		}
-		best, err := nrt.DetectISA()
-		Expect(err).NotTo(HaveOccurred())
-		for _, isa := range nrt.ISAs {
-			GinkgoT().Setenv(nrt.ISAEnv, isa)
+		forEachISA(func(isa string) {
 			prog := compile(p)
+			defer prog.Close()
 			checkArith(prog, isa)
-			prog.Close()
-			if isa == best {
-				break
-			}
-		}
+		})
 	})
 
 	It("computes Neg, Abs and Relu bit for bit around the vector widths on every ISA", func() {
@@ -71,17 +59,11 @@ var _ = Describe("blocked kernels", Label("native"), func() {
 			b.Op(k.kind, y, x)
 			p.Funcs = append(p.Funcs, b.Fn)
 		}
-		best, err := nrt.DetectISA()
-		Expect(err).NotTo(HaveOccurred())
-		for _, isa := range nrt.ISAs {
-			GinkgoT().Setenv(nrt.ISAEnv, isa)
+		forEachISA(func(isa string) {
 			prog := compile(p)
+			defer prog.Close()
 			checkExact(prog, isa)
-			prog.Close()
-			if isa == best {
-				break
-			}
-		}
+		})
 	})
 
 	It("broadcasts a left operand whose dims are the right one's last ones", func() {
@@ -238,6 +220,21 @@ func checkExact(prog *native.Program, isa string) {
 			for i, v := range data {
 				Expect(math.Float32bits(out.F32[i])).To(Equal(k.f(math.Float32bits(v))), "%s: %s, n=%d, element %d (%#08x)", isa, k.name, n, i, math.Float32bits(v))
 			}
+		}
+	}
+}
+
+// forEachISA runs f once per kernel ISA this CPU supports, from the
+// plainest to the best, with RXEQ_NATIVE_ISA set to it.
+func forEachISA(f func(isa string)) {
+	GinkgoHelper()
+	best, err := nrt.DetectISA()
+	Expect(err).NotTo(HaveOccurred())
+	for _, isa := range nrt.ISAs {
+		GinkgoT().Setenv(nrt.ISAEnv, isa)
+		f(isa)
+		if isa == best {
+			return
 		}
 	}
 }
