@@ -1475,6 +1475,81 @@ static void rx_row_sums(float *s, const float *x, int64_t rows, int64_t n)
 	}
 }
 
+#ifdef RX_X86
+/* The narrow-row kernels: rows of 8 elements along the last axis on
+ * AVX-512, two rows to a vector (one in each 256-bit half), so that a
+ * tile needs no gathers or transposes. Each does what one row's loop does,
+ * with the same IEEE operations in the same order: the same bits. */
+#define RX_T512N __attribute__((target("avx512f,avx512dq")))
+
+/* rx_hmax8 sets every lane to the plain maximum of its 8-lane half (taken
+ * in no particular order: the value of a row without NaN, but not the sign
+ * of a zero maximum). */
+RX_T512N static inline __m512 rx_hmax8(__m512 v)
+{
+	v = _mm512_max_ps(v, _mm512_permute_ps(v, 0xB1));
+	v = _mm512_max_ps(v, _mm512_permute_ps(v, 0x4E));
+	return _mm512_max_ps(v, _mm512_shuffle_f32x4(v, v, 0xB1));
+}
+
+/* rx_sm_sub8 sets o to x minus each row's rx_row_max, for rows (even)
+ * rows of 8: rx_hmax8, redone with rx_row_max for a row that holds a NaN
+ * or whose maximum is a zero (as rx_row_max does); each element x - m in
+ * float32, as rx_run_sub. */
+RX_T512N static void rx_sm_sub8(float *o, const float *x, int64_t rows)
+{
+	for (int64_t p = 0; p < rows; p += 2) {
+		__m512 v = _mm512_loadu_ps(x + p * 8), m = rx_hmax8(v);
+		__mmask16 bad = _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q) |
+				_mm512_cmp_ps_mask(m, _mm512_setzero_ps(), _CMP_EQ_OQ);
+		if (__builtin_expect(bad != 0, 0)) {
+			if (bad & 0x00FF)
+				m = _mm512_mask_mov_ps(m, 0x00FF, _mm512_set1_ps(rx_row_max(x + p * 8, 8)));
+			if (bad & 0xFF00)
+				m = _mm512_mask_mov_ps(m, 0xFF00, _mm512_set1_ps(rx_row_max(x + p * 8 + 8, 8)));
+		}
+		_mm512_storeu_ps(o + p * 8, _mm512_sub_ps(v, m));
+	}
+}
+
+/* rx_sm_div8 divides each element of rows (even) rows of 8 at o by its
+ * row's sum, the float32 sum from 0 in index order (rx_row_sums' sum:
+ * element k of each row broadcast over its half and added, k = 0..7), as
+ * rx_run_div: e / s. */
+RX_T512N static void rx_sm_div8(float *o, int64_t rows)
+{
+	__m512i idx[8];
+	for (int k = 0; k < 8; k++)
+		idx[k] = _mm512_mask_mov_epi32(_mm512_set1_epi32(k), 0xFF00, _mm512_set1_epi32(k + 8));
+	for (int64_t p = 0; p < rows; p += 2) {
+		__m512 e = _mm512_loadu_ps(o + p * 8), s = _mm512_setzero_ps();
+		for (int k = 0; k < 8; k++)
+			s = _mm512_add_ps(s, _mm512_permutexvar_ps(idx[k], e));
+		_mm512_storeu_ps(o + p * 8, _mm512_div_ps(e, s));
+	}
+}
+
+/* rx_argmax8 sets o[p] to rx_argmax's index for rows (even) rows of 8:
+ * the first NaN of a row holding one (rows with a NaN take the scalar
+ * rule), else the lowest index equal to the row's plain maximum (the first
+ * of tied values, -0 and +0 alike). */
+RX_T512N static void rx_argmax8(int64_t *o, const float *x, int64_t rows)
+{
+	for (int64_t p = 0; p < rows; p += 2) {
+		__m512 v = _mm512_loadu_ps(x + p * 8);
+		__mmask16 nan = _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q);
+		/* A row with a NaN has a bit set for each NaN: its lowest. */
+		uint32_t hit = nan;
+		if (!(nan & 0x00FF))
+			hit |= _mm512_cmp_ps_mask(v, rx_hmax8(v), _CMP_EQ_OQ) & 0x00FF;
+		if (!(nan & 0xFF00))
+			hit |= _mm512_cmp_ps_mask(v, rx_hmax8(v), _CMP_EQ_OQ) & 0xFF00;
+		o[p] = __builtin_ctz(hit & 0xFF);
+		o[p + 1] = __builtin_ctz(hit >> 8);
+	}
+}
+#endif
+
 /* RX_SM_TILE is how many elements Softmax exponentiates at once: a tile of
  * whole rows (or a piece of one long row), 4 KB, in L1. */
 #define RX_SM_TILE 1024
@@ -1503,10 +1578,21 @@ static int rx_softmax_impl(rx_ctx *c, rx_val *d, rx_val *av, int32_t axis, int l
 	if (inner == 1) {
 		float tmp[RX_SM_TILE];
 		int64_t rows = n <= RX_SM_TILE ? RX_SM_TILE / n : 1;
+		/* Softmax of rows of 8 on AVX-512: the narrow kernels take
+		 * each tile's rows two at a time (a tile holds 128). */
+		int narrow = 0;
+#ifdef RX_X86
+		narrow = !lsm && n == 8 && rx_k.isa >= 3;
+#endif
 		for (int64_t p0 = 0; p0 < outer; p0 += rows) {
 			int64_t pe = p0 + rows < outer ? p0 + rows : outer;
+			int64_t pn = narrow ? p0 + ((pe - p0) & ~(int64_t)1) : p0;
+#ifdef RX_X86
+			if (pn > p0)
+				rx_sm_sub8(o + p0 * n, x + p0 * n, pn - p0);
+#endif
 			/* The differences from each row's max, into o. */
-			for (int64_t p = p0; p < pe; p++) {
+			for (int64_t p = pn; p < pe; p++) {
 				const float *xr = x + p * n;
 				float *orow = o + p * n;
 				float m = rx_row_max(xr, n);
@@ -1517,10 +1603,14 @@ static int rx_softmax_impl(rx_ctx *c, rx_val *d, rx_val *av, int32_t axis, int l
 				 * into tmp: a tile has at most RX_SM_TILE rows) and
 				 * quotients. */
 				rx_k.exp(o + p0 * n, o + p0 * n, (pe - p0) * n);
-				rx_row_sums(tmp, o + p0 * n, pe - p0, n);
-				for (int64_t p = p0; p < pe; p++) {
+#ifdef RX_X86
+				if (pn > p0)
+					rx_sm_div8(o + p0 * n, pn - p0);
+#endif
+				rx_row_sums(tmp, o + pn * n, pe - pn, n);
+				for (int64_t p = pn; p < pe; p++) {
 					float *orow = o + p * n;
-					rx_run_div(orow, orow, 1, &tmp[p - p0], 0, n);
+					rx_run_div(orow, orow, 1, &tmp[p - pn], 0, n);
 				}
 				continue;
 			}
@@ -1677,7 +1767,14 @@ RX_FN int rx_argmax(rx_ctx *c, rx_val *d, rx_val *av, int32_t axis)
 		 * the maximum (the first of tied values, as the rule below:
 		 * v > bv never prefers a later equal value, -0 and +0 alike),
 		 * or of the first NaN. */
-		for (int64_t p = 0; p < outer; p++) {
+		int64_t p = 0;
+#ifdef RX_X86
+		if (n == 8 && rx_k.isa >= 3) {
+			p = outer & ~(int64_t)1;
+			rx_argmax8(o, x, p);
+		}
+#endif
+		for (; p < outer; p++) {
 			const float *xr = x + p * n;
 			int nan;
 			float m = rx_row_pmax(xr, n, &nan);
