@@ -80,9 +80,11 @@ var _ = Describe("run --isolate", Label("native"), func() {
 		GinkgoT().Setenv("RXEQ_CACHE", filepath.Join(dir, "cache"))
 		// Six squash cases hang; which plain cases queue behind them depends
 		// on scheduling, so the spec holds for every order: a plain case
-		// passes, or was not run and says why (the worker was busy, or was
-		// still restarting), or, if it got the worker just before its
-		// deadline, says how long it ran after how long a wait.
+		// passes, or was not run and says why (the worker was busy with a
+		// squash case, or with a plain case that got it after a squash case
+		// timed out while this one waited, or was still restarting), or, if
+		// it got the worker just before its deadline, says how long it ran
+		// after how long a wait.
 		code, out, _ := rxeq("run", "--isolate", "--timeout", "1s", "--parallel", "12", "--backend", "native",
 			"../../isolate/testdata/queued_hang.rx")
 		Expect(code).To(Equal(1))
@@ -91,6 +93,7 @@ var _ = Describe("run --isolate", Label("native"), func() {
 			head, body, _ := strings.Cut(block, "\n")
 			if strings.Contains(head, "/plain/") {
 				Expect(body).To(Or(HavePrefix("    not run: the native worker was busy with isolate-queued-hang/squash/b"),
+					MatchRegexp(`^    not run: the native worker was busy with isolate-queued-hang/plain/b\d+/native \(running for \S+; isolate-queued-hang/squash/b\d+/native timed out after 1s while this case waited\)`),
 					HavePrefix("    not run: restarting the native worker after isolate-queued-hang/squash/b"),
 					HavePrefix("    not run: the case's deadline came before the native worker took it"),
 					MatchRegexp(`^    case timed out after 6s \(native worker killed: .* \(it ran \S+, after waiting \S+ for the native worker\)\)`)), head)
