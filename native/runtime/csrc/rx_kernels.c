@@ -105,7 +105,6 @@ static inline float rx_minf(float a, float b)
  * argument widened to float64, f in float64, rounded to float32 once. */
 
 typedef void (*rx_map_fn)(float *o, const float *x, int64_t n);
-typedef void (*rx_mm_fn)(float *o, const float *a, const float *b, int64_t M, int64_t K, int64_t N);
 
 static float rx_tanh1(float a) { return (float)tanh((double)a); }
 static float rx_exp1(float a) { return (float)exp((double)a); }
@@ -557,18 +556,9 @@ typedef void (*rx_mmb_fn)(float *o, const float *a, const float *b, const float 
 		rx_mm_rest(o, a, b, bias, M, K, N, j);                                         \
 	}
 
-/* RX_MM_PLAIN defines NAME, the rx_mm_fn of kernel NAME##_b (no bias). */
-#define RX_MM_PLAIN(NAME)                                                                       \
-	static void NAME(float *o, const float *a, const float *b, int64_t M, int64_t K, int64_t N) \
-	{                                                                                       \
-		NAME##_b(o, a, b, NULL, M, K, N);                                               \
-	}
-
 RX_MM_KERNEL(rx_mm_c_b, , rx_v4f, 4)
-RX_MM_PLAIN(rx_mm_c)
 #ifdef RX_X86
 RX_MM_KERNEL(rx_mm_avx2_b, __attribute__((target("avx2"))), rx_v8f, 8)
-RX_MM_PLAIN(rx_mm_avx2)
 RX_MM_KERNEL(rx_mm_avx512f_b, __attribute__((target("avx512f,avx512dq"))), rx_v16f, 16)
 
 /* rx_mm_avx512vl_b is the AVX-512 kernel on CPUs with AVX512VL (every one
@@ -591,27 +581,6 @@ rx_mm_avx512vl_b(float *o, const float *a, const float *b, const float *bias, in
 	rx_mm_rest(o, a, b, bias, M, K, N, j);
 }
 
-/* rx_mm_vl says whether the CPU has AVX512VL (set when the library is
- * loaded, by rx_mm_init). */
-static int rx_mm_vl;
-
-__attribute__((constructor)) static void rx_mm_init(void)
-{
-	__builtin_cpu_init();
-	rx_mm_vl = __builtin_cpu_supports("avx512vl");
-}
-
-/* rx_mm_avx512_b: the AVX-512 kernel of this CPU. */
-static void rx_mm_avx512_b(float *o, const float *a, const float *b, const float *bias, int64_t M, int64_t K,
-			   int64_t N)
-{
-	if (rx_mm_vl)
-		rx_mm_avx512vl_b(o, a, b, bias, M, K, N);
-	else
-		rx_mm_avx512f_b(o, a, b, bias, M, K, N);
-}
-
-RX_MM_PLAIN(rx_mm_avx512)
 #endif
 
 /* The row functions of the binary kernels (RX_ROWS, below), per ISA. */
@@ -629,9 +598,9 @@ RX_RUN_DECL(rx_run_add_avx512) RX_RUN_DECL(rx_run_sub_avx512) RX_RUN_DECL(rx_run
 static struct {
 	int isa;
 	rx_map_fn tanh, exp, log, sigmoid;
-	rx_mm_fn mm;
+	rx_mmb_fn mm; /* with an optional bias row */
 	rx_run_fn add, sub, mul, div;
-} rx_k = {0, rx_tanh_c, rx_exp_c, rx_log_c, rx_sigmoid_c, rx_mm_c,
+} rx_k = {0, rx_tanh_c, rx_exp_c, rx_log_c, rx_sigmoid_c, rx_mm_c_b,
 	  rx_run_add_f, rx_run_sub_f, rx_run_mul_f, rx_run_div_f};
 
 /* rx_isa_init chooses the kernels once per process, when the library is
@@ -649,14 +618,15 @@ __attribute__((constructor)) static void rx_isa_init(void)
 		isa = RX_ISA_CAP;
 	rx_k.isa = isa;
 	if (isa >= 1)
-		rx_k.mm = rx_mm_c; /* SSE2 is x86-64's baseline: rx_v4f is SSE2 */
+		rx_k.mm = rx_mm_c_b; /* SSE2 is x86-64's baseline: rx_v4f is SSE2 */
 	if (isa >= 2) {
-		rx_k.mm = rx_mm_avx2;
+		rx_k.mm = rx_mm_avx2_b;
 		rx_k.add = rx_run_add_avx2, rx_k.sub = rx_run_sub_avx2;
 		rx_k.mul = rx_run_mul_avx2, rx_k.div = rx_run_div_avx2;
 	}
 	if (isa >= 3) {
-		rx_k.mm = rx_mm_avx512;
+		/* The VL kernel where the CPU has AVX512VL: the same bits. */
+		rx_k.mm = __builtin_cpu_supports("avx512vl") ? rx_mm_avx512vl_b : rx_mm_avx512f_b;
 		rx_k.add = rx_run_add_avx512, rx_k.sub = rx_run_sub_avx512;
 		rx_k.mul = rx_run_mul_avx512, rx_k.div = rx_run_div_avx512;
 	}
@@ -1029,7 +999,7 @@ RX_FN int rx_matmul(rx_ctx *c, rx_val *d, rx_val *av, rx_val *bv)
 	if (!o)
 		return c->st->code;
 	if (M > 0 && N > 0)
-		rx_k.mm(o, x, y, M, K, N);
+		rx_k.mm(o, x, y, NULL, M, K, N);
 	return rx_result(c, d);
 }
 
@@ -1125,20 +1095,6 @@ RX_FN int rx_transpose(rx_ctx *c, rx_val *d, rx_val *av)
  * as rx_result would have (rx_elide), so the counters match the unfused
  * ops. */
 
-/* rx_mmb_run runs this process's MatMul kernel (rx_k.isa) with an optional
- * bias; M, N > 0. */
-static void rx_mmb_run(float *o, const float *a, const float *b, const float *bias, int64_t M, int64_t K, int64_t N)
-{
-	rx_mmb_fn f = rx_mm_c_b;
-#ifdef RX_X86
-	if (rx_k.isa >= 3)
-		f = rx_mm_avx512_b;
-	else if (rx_k.isa == 2)
-		f = rx_mm_avx2_b;
-#endif
-	f(o, a, b, bias, M, K, N);
-}
-
 /* rx_elide_dims validates the shape (rank, dims) that an elided
  * intermediate t would have had against t's checked type, as rx_result
  * validates a written result, and counts it as one. t keeps no data and is
@@ -1224,11 +1180,11 @@ static int rx_linear(rx_ctx *c, rx_val *d, rx_val *av, rx_val *bv, rx_val *cv, i
 		return c->st->code;
 	if (M > 0 && N > 0) {
 		if (!s) {
-			rx_mmb_run(o, x, y, bias, M, K, N);
+			rx_k.mm(o, x, y, bias, M, K, N);
 		} else {
 			for (int64_t i = 0; i < M; i += RX_LIN_TILE) {
 				int64_t rows = M - i < RX_LIN_TILE ? M - i : RX_LIN_TILE;
-				rx_mmb_run(o + i * N, x + i * K, y, bias, rows, K, N);
+				rx_k.mm(o + i * N, x + i * K, y, bias, rows, K, N);
 				rx_k.tanh(o + i * N, o + i * N, rows * N);
 			}
 		}
