@@ -56,7 +56,7 @@ func CompileBatch(ctx context.Context, ps []*ir.Program, opts Options) (progs []
 			errs[i] = bad[0].err
 			continue
 		}
-		m := &member{prog: &Program{ir: p, src: src, mode: opts.Mode, path: path, funcs: map[string]*compiled{}, frames: newFramePool()},
+		m := &member{prog: &Program{ir: p, src: src, mode: opts.Mode, path: path, funcs: map[string]*compiled{}, frames: newFramePool(), tileRows: opts.TileRows},
 			metas: metas, bad: bad}
 		members[i] = m
 		if len(metas) == 0 {

@@ -69,9 +69,16 @@ func benchReference(b *testing.B) (*program.File, *ir.Program) {
 // benchScoring runs function fn of the reference scenario on the given
 // executors at every batch size, in ns/row (and allocs/op).
 func benchScoring(b *testing.B, fn string, executors ...string) {
+	benchScoringWith(b, fn, native.Options{}, benchBatches, executors...)
+}
+
+// benchScoringWith is benchScoring with the native program compiled with
+// opts (its cache directory aside), at the given batch sizes.
+func benchScoringWith(b *testing.B, fn string, opts native.Options, batches []int, executors ...string) {
 	f, p := benchReference(b)
 	ctx := context.Background()
-	prog, err := native.Compile(ctx, p, native.Options{CacheDir: filepath.Join(b.TempDir(), "c")})
+	opts.CacheDir = filepath.Join(b.TempDir(), "c")
+	prog, err := native.Compile(ctx, p, opts)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -81,7 +88,7 @@ func benchScoring(b *testing.B, fn string, executors ...string) {
 		b.Fatal(err)
 	}
 	pf := f.Func(fn)
-	for _, batch := range benchBatches {
+	for _, batch := range batches {
 		in, err := harness.GenerateInputs(f, pf, batch, f.Seed, nil)
 		if err != nil {
 			b.Fatal(err)
@@ -150,6 +157,19 @@ func BenchmarkScoreMLP(b *testing.B) { benchScoring(b, "score_mlp", "native", "n
 // BenchmarkScorePipeline is score_pipeline of the reference scenario on
 // native code (Run and RunInto).
 func BenchmarkScorePipeline(b *testing.B) { benchScoring(b, "score_pipeline", "native", "native-into") }
+
+// BenchmarkTileRows runs the three scoring functions at B=4096 and 65536
+// through RunInto with row tiles of each size (native.Options.TileRows:
+// 0 is the default choice, -1 no tiling), in ns/row.
+func BenchmarkTileRows(b *testing.B) {
+	for _, fn := range []string{"score_linear", "score_mlp", "score_pipeline"} {
+		for _, rows := range []int{-1, 0, 256, 512, 1024, 2048} {
+			b.Run(fmt.Sprintf("%s/tile=%d", fn, rows), func(b *testing.B) {
+				benchScoringWith(b, fn, native.Options{TileRows: rows}, []int{4096, 65536}, "native-into")
+			})
+		}
+	}
+}
 
 // BenchmarkEmptyCall is the cost of one call into an empty generated
 // function (no inputs, no outputs, no body): cgo, the trampoline, the

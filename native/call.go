@@ -72,12 +72,27 @@ func (p *Program) runNative(ctx context.Context, c *compiled, inputs, into map[s
 // the frame back with the call's counters and turns a failed status into
 // the executors' error.
 func (p *Program) call(fr *frame, c *compiled, inputs map[string]*tensor.Tensor) error {
-	st := fr.invoke(c.entry)
+	var st status
+	if rows, tile, mask := p.tiling(fr, c.meta); tile > 0 {
+		st = fr.invokeTiled(c.entry, rows, tile, mask)
+	} else {
+		st = fr.invoke(c.entry)
+	}
 	p.frames.put(fr, &st.counters)
 	if st.code != rxOK {
 		return callError(c.meta, inputs, st)
 	}
 	return nil
+}
+
+// tiling returns how a call runs in row tiles (tile.go): the batch's
+// rows, the rows per tile (0: one invocation) and the mask of the
+// arguments that the tiles narrow. Only the native runtime tiles.
+func (p *Program) tiling(fr *frame, m *funcMeta) (rows, tile int, mask uint64) {
+	if p.path != PathNative || m.rows == nil || p.tileRows < 0 {
+		return 0, 0, 0
+	}
+	return fr.tiling(m, p.tileRows)
 }
 
 // bindInputs takes a frame and describes each parameter's input in it, in
@@ -414,6 +429,19 @@ func callError(m *funcMeta, inputs map[string]*tensor.Tensor, st status) error {
 func sizeError(fn, what string, shape []int) error {
 	return &ir.RuntimeError{Kind: ir.ErrShape, Func: fn,
 		Detail: fmt.Sprintf("the size of %s %v overflows int64: the shape is too large for any executor", what, shape)}
+}
+
+// argSpec returns the dims (dimSpec) and the tensor dtype of argument i
+// of a call: the parameters, then the results.
+func (m *funcMeta) argSpec(i int) ([]int, tensor.DType) {
+	v, spec := m.fn.Params, m.paramDims
+	if i >= len(spec) {
+		v, spec, i = m.fn.Results, m.outDims, i-len(spec)
+	}
+	if v[i].Type.DType == ir.Int64 {
+		return spec[i], tensor.Int64
+	}
+	return spec[i], tensor.Float32
 }
 
 // hasResult reports whether the function has a result of that name.

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/rextio/rxeq/native/runtime"
+	"github.com/rextio/rxeq/program/ir"
 	"github.com/rextio/rxeq/tensor"
 )
 
@@ -99,4 +100,29 @@ func TorchRuntimeKey(ctx context.Context, opts Options, lib runtime.Lib) (string
 		return "", err
 	}
 	return torchRuntimeKey(lib, cc, cxx), nil
+}
+
+// RowSeparable reports whether function fn of p runs in row tiles when its
+// batch is large (tile.go's rowPlanOf), for the specs of its rules.
+func RowSeparable(p *ir.Program, fn string) bool {
+	_, metas, _ := generate(p)
+	m := metas[fn]
+	return m != nil && m.rows != nil
+}
+
+// DefaultTileRows is the rows per tile a call of fn of p with a batch of
+// rows takes when Options.TileRows is 0 (0: not tiled), with every other
+// symbol of the function bound to syms[name].
+func DefaultTileRows(p *ir.Program, fn string, rows int, syms map[string]int) int {
+	_, metas, _ := generate(p)
+	m := metas[fn]
+	if m == nil || m.rows == nil {
+		return 0
+	}
+	var env symEnv
+	for k, s := range m.syms {
+		env.sym[k], env.bound = syms[s], env.bound|1<<k
+	}
+	env.sym[m.rows.sym] = rows
+	return m.rows.tileRows(&env, rows, 0)
 }

@@ -12,6 +12,7 @@ package native
 typedef struct rx_frame {
 	rx_status st;
 	int64_t cap;
+	int64_t invocations; // how many times the last call invoked the function
 	rx_arg args[];
 } rx_frame;
 
@@ -58,7 +59,61 @@ static int rx_call(uintptr_t fnp, uintptr_t fp, int64_t n,
 	f->st.arena = arena;
 	for (int64_t i = 0; i < n && i < RX_DIRECT; i++)
 		f->args[i].data = p[i];
+	f->invocations = 1;
 	int rc = ((rx_entry)fn)(f->args, &f->st);
+	for (int64_t i = 0; i < n; i++)
+		f->args[i].data = NULL;
+	return rc;
+}
+
+// rx_call_tiled is rx_call for a batch of rows rows run in tiles of tile
+// rows (native/tile.go): each argument i in mask (bit i: its dim 0 is the
+// batch; all of them well formed, which Go checked) is narrowed to the
+// tile (data pointer, dim 0 and count), and fn is invoked once per tile,
+// in order, until one fails. The counters add up over the invocations and
+// the status is the first failure's. The arguments' dims and counts are
+// restored and every data pointer is cleared before it returns.
+static int rx_call_tiled(uintptr_t fnp, uintptr_t fp, int64_t n, int64_t rows, int64_t tile, uint64_t mask,
+			 float *p0, float *p1, float *p2, float *p3, float *p4, float *p5,
+			 float *p6, float *p7, float *p8, float *p9, float *p10, float *p11) {
+	void *fn = (void *)fnp;
+	rx_frame *f = (rx_frame *)fp;
+	void *p[RX_DIRECT] = {p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11};
+	rx_arena *arena = f->st.arena;
+	f->st = (rx_status){0};
+	f->st.arena = arena;
+	for (int64_t i = 0; i < n && i < RX_DIRECT; i++)
+		f->args[i].data = p[i];
+	unsigned char *base[64];
+	int64_t count[64];
+	for (int64_t i = 0; i < n && i < 64; i++) {
+		if (mask >> i & 1) {
+			base[i] = f->args[i].data;
+			count[i] = f->args[i].count;
+		}
+	}
+	int rc = 0;
+	f->invocations = 0;
+	for (int64_t r0 = 0; r0 < rows && rc == 0; r0 += tile) {
+		int64_t m = rows - r0 < tile ? rows - r0 : tile;
+		for (int64_t i = 0; i < n && i < 64; i++) {
+			if (mask >> i & 1) {
+				int64_t per = count[i] / rows;
+				int64_t size = f->args[i].dtype == RX_F32 ? 4 : 8;
+				f->args[i].data = base[i] ? base[i] + r0 * per * size : NULL;
+				f->args[i].dims[0] = m;
+				f->args[i].count = m * per;
+			}
+		}
+		f->invocations++;
+		rc = ((rx_entry)fn)(f->args, &f->st);
+	}
+	for (int64_t i = 0; i < n && i < 64; i++) {
+		if (mask >> i & 1) {
+			f->args[i].dims[0] = rows;
+			f->args[i].count = count[i];
+		}
+	}
 	for (int64_t i = 0; i < n; i++)
 		f->args[i].data = NULL;
 	return rc;
@@ -207,6 +262,7 @@ func (p *framePool) drain() {
 // add adds t's fields to s.
 func (s *Counters) add(t *Counters) {
 	s.Calls += t.Calls
+	s.Invocations += t.Invocations
 	s.BoundaryValidations += t.BoundaryValidations
 	s.ResultValidations += t.ResultValidations
 	s.FactQueries += t.FactQueries
@@ -269,6 +325,78 @@ func (fr *frame) setArg(i int, t *tensor.Tensor) bool {
 	return ok
 }
 
+// tiling returns how the frame's call of m runs in row tiles (tile.go):
+// the batch's rows, the rows per tile and the mask of the arguments whose
+// dim 0 is the batch; tile is 0 when the call is one invocation. A call
+// is tiled only when every argument passes the checks the first
+// invocation's boundary validation makes (so it cannot fail where an
+// untiled call would fail differently) and no output shares memory with
+// an input.
+func (fr *frame) tiling(m *funcMeta, override int) (rows, tile int, mask uint64) {
+	plan, env := m.rows, &fr.env
+	if env.bound&(1<<plan.sym) == 0 {
+		return 0, 0, 0
+	}
+	rows = env.sym[plan.sym]
+	if tile = plan.tileRows(env, rows, override); tile == 0 {
+		return 0, 0, 0
+	}
+	np := len(m.params)
+	var dims [maxRank]int
+	for i := range fr.args {
+		a := &fr.args[i]
+		spec, dt := m.argSpec(i)
+		if a.count < 0 || a.device != 0 || a.dtype != C.int64_t(dt) || int(a.rank) != len(spec) {
+			return 0, 0, 0
+		}
+		for d, s := range spec {
+			if s < 0 {
+				s = env.sym[-s-1] // bound: every symbol occurs in the inputs
+			}
+			if int(a.dims[d]) != s {
+				return 0, 0, 0
+			}
+			dims[d] = s
+		}
+		if !shapeHolds(dims[:len(spec)], int(a.count)) {
+			return 0, 0, 0
+		}
+	}
+	for _, k := range plan.rowArgs {
+		mask |= 1 << k
+	}
+	if fr.overlaps(np) {
+		return 0, 0, 0
+	}
+	return rows, tile, mask
+}
+
+// overlaps reports whether an output's data (arguments np and after)
+// shares memory with an input's.
+func (fr *frame) overlaps(np int) bool {
+	span := func(i int) (lo, hi uintptr) {
+		a := &fr.args[i]
+		p := uintptr(a.data)
+		if i < direct {
+			p = uintptr(unsafe.Pointer(fr.ptrs[i]))
+		}
+		size := uintptr(4)
+		if a.dtype != C.int64_t(tensor.Float32) {
+			size = 8
+		}
+		return p, p + uintptr(a.count)*size
+	}
+	for o := np; o < len(fr.args); o++ {
+		olo, ohi := span(o)
+		for i := range np {
+			if ilo, ihi := span(i); olo < ihi && ilo < ohi {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // forget unpins and drops the tensors of the last call.
 func (fr *frame) forget() {
 	if fr.pinned {
@@ -289,11 +417,29 @@ func (fr *frame) invoke(fn unsafe.Pointer) status {
 	q := &fr.ptrs
 	C.rx_call(C.uintptr_t(uintptr(fn)), C.uintptr_t(uintptr(unsafe.Pointer(fr.c))), C.int64_t(len(fr.args)),
 		q[0], q[1], q[2], q[3], q[4], q[5], q[6], q[7], q[8], q[9], q[10], q[11])
+	return fr.status()
+}
+
+// invokeTiled is invoke for a batch of rows rows in tiles of tile rows:
+// the arguments in mask (bit i: argument i) are narrowed to each tile in
+// turn (native/tile.go says when that is allowed).
+func (fr *frame) invokeTiled(fn unsafe.Pointer, rows, tile int, mask uint64) status {
+	q := &fr.ptrs
+	C.rx_call_tiled(C.uintptr_t(uintptr(fn)), C.uintptr_t(uintptr(unsafe.Pointer(fr.c))), C.int64_t(len(fr.args)),
+		C.int64_t(rows), C.int64_t(tile), C.uint64_t(mask),
+		q[0], q[1], q[2], q[3], q[4], q[5], q[6], q[7], q[8], q[9], q[10], q[11])
+	return fr.status()
+}
+
+// status reads the outcome and the counters of the last call from the C
+// frame.
+func (fr *frame) status() status {
 	st := &fr.c.st
 	return status{
 		code: int64(st.code), a: int64(st.a), b: int64(st.b), c: int64(st.c), d: int64(st.d),
 		counters: Counters{
 			Calls:               1,
+			Invocations:         int64(fr.c.invocations),
 			BoundaryValidations: int64(st.boundary_validations),
 			ResultValidations:   int64(st.result_validations),
 			FactQueries:         int64(st.fact_queries),

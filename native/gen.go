@@ -83,6 +83,9 @@ type funcMeta struct {
 	paramDims [][]int
 	outDims   [][]int
 	outRanks  int // the sum of the results' ranks
+	// rows is how the function's arguments split into row tiles, or nil
+	// when it is not row-separable (tile.go).
+	rows *rowPlan
 }
 
 // Generate returns the C translation unit for p: deterministic (the same
@@ -473,6 +476,7 @@ func (g *genFunc) meta() *funcMeta {
 		m.outDims = append(m.outDims, specs(r.Type))
 		m.outRanks += r.Type.Rank()
 	}
+	m.rows = rowPlanOf(g.f, g.symIdx)
 	return m
 }
 

@@ -96,6 +96,16 @@ type Options struct {
 	// CXX is the C++ compiler of the torch runtime; default $CXX, else
 	// "c++". It may carry arguments.
 	CXX string
+	// TileRows is the number of rows per tile when the native runtime
+	// runs a large batch of a row-separable function in row tiles, one
+	// invocation of the generated function per tile over sub-views of the
+	// inputs and outputs, so that its intermediates stay in cache (the
+	// outputs are the same bits as one invocation's; docs/native.md says
+	// when a call is tiled). 0 chooses from the function's bytes per row
+	// (a multiple of 64 from 64 to 4096: 384 to 1408 rows for the
+	// reference scenario); a negative value never tiles. The torch
+	// runtime never tiles.
+	TileRows int
 	// TorchThreads is the torch runtime's intra-op thread count (0 means
 	// 1). It is a process-wide libtorch setting: the latest Compile of a
 	// torch program sets it for every torch program of the process.
@@ -110,11 +120,14 @@ type Result struct {
 
 // Counters are the invocation-context counters of a Program, summed over
 // all its native calls (and the number of fallback runs). After any number
-// of complete calls: BoundaryValidations = calls × inputs, ResultValidations
-// = the tensor op results produced, FactQueries = BoundaryValidations +
-// ResultValidations, FactRequeries = 0, ArenaAllocs = ArenaReleases.
+// of complete calls: BoundaryValidations = invocations × inputs,
+// ResultValidations = the tensor op results produced, FactQueries =
+// BoundaryValidations + ResultValidations, FactRequeries = 0, ArenaAllocs =
+// ArenaReleases. A call invokes the generated function once, or once per
+// row tile when it runs a large batch in tiles (see Options.TileRows).
 type Counters struct {
 	Calls               int64 // native calls
+	Invocations         int64 // invocations of generated functions: one per call, or one per row tile
 	BoundaryValidations int64 // inputs validated on entry
 	ResultValidations   int64 // op results validated before their facts were stamped
 	FactQueries         int64 // facts derived from raw data (one per validation)
@@ -143,6 +156,7 @@ type Program struct {
 	closed       bool
 	fallbackRuns atomic.Int64
 	frames       *framePool // call frames and their arenas (see frame.go)
+	tileRows     int        // Options.TileRows
 }
 
 // BuildInfo describes how a Program was built.
@@ -181,7 +195,7 @@ func Compile(ctx context.Context, p *ir.Program, opts Options) (*Program, error)
 	if opts.Mode == Forced && len(bad) > 0 {
 		return nil, bad[0].err
 	}
-	prog := &Program{ir: p, src: src, mode: opts.Mode, path: path, funcs: map[string]*compiled{}, frames: newFramePool()}
+	prog := &Program{ir: p, src: src, mode: opts.Mode, path: path, funcs: map[string]*compiled{}, frames: newFramePool(), tileRows: opts.TileRows}
 	if len(metas) > 0 {
 		if err := prog.load(ctx, src, opts); err != nil {
 			if opts.Mode == Forced {
