@@ -10,6 +10,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/rextio/rxeq/fuzz"
 	"github.com/rextio/rxeq/harness"
 	"github.com/rextio/rxeq/native"
 	"github.com/rextio/rxeq/program"
@@ -184,6 +185,45 @@ func f(x [B][4]float32) (y [B][4]float32) {
 		got, n := call(64)
 		Expect(n).To(Equal(int64(1)))
 		Expect(got).To(Equal(want))
+	})
+
+	It("gives generated programs the same outputs and errors in tiles as in one invocation", func() {
+		tiled, total := 0, 0
+		// Half of the programs leave out what makes a function mix its
+		// rows or return a scalar, so that more of them are tiled.
+		rowwise := fuzz.Config{Exclude: fuzz.FeatReduce | fuzz.FeatKeepDims | fuzz.FeatTranspose | fuzz.FeatIntLocals |
+			fuzz.FeatClassSteer | fuzz.FeatSoftmax | fuzz.FeatLogSoftmax | fuzz.FeatArgmax}
+		for seed := uint64(1); seed <= 40; seed++ {
+			cfg := fuzz.Config{}
+			if seed%2 == 0 {
+				cfg = rowwise
+			}
+			g := fuzz.Generate(seed, cfg)
+			f, err := program.Parse(fmt.Sprintf("gen%d.rx", seed), g.Source)
+			Expect(err).NotTo(HaveOccurred())
+			p, err := program.Lower(f)
+			Expect(err).NotTo(HaveOccurred())
+			one, tiles := compileTiled(p, -1), compileTiled(p, 7)
+			for _, pf := range f.Funcs {
+				total++
+				if native.RowSeparable(p, pf.Name) {
+					tiled++
+				}
+				in, err := harness.GenerateInputs(f, pf, 100, f.Seed, nil)
+				Expect(err).NotTo(HaveOccurred())
+				want, _, werr := invocations(one, pf.Name, in)
+				got, _, gerr := invocations(tiles, pf.Name, in)
+				if werr != nil {
+					Expect(gerr).To(MatchError(werr.Error()), "seed %d, %s", seed, pf.Name)
+					continue
+				}
+				Expect(gerr).NotTo(HaveOccurred(), "seed %d, %s", seed, pf.Name)
+				By(fmt.Sprintf("comparing seed %d, %s", seed, pf.Name))
+				sameOutputBits(got, want)
+			}
+		}
+		// Some of them are row-separable, so the tiles were exercised.
+		Expect(tiled).To(BeNumerically(">", total/10), "%d of %d functions row-separable", tiled, total)
 	})
 
 	DescribeTable("tiles only functions whose rows are independent",
