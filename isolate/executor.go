@@ -92,7 +92,8 @@ func (e Executor) prepare(ctx context.Context, _ *program.File, p *ir.Program) (
 	}
 	pr := &prepared{argv: argv, env: e.Env, timeout: timeout, sem: make(chan struct{}, 1), path: e.Name(),
 		req: request{Kind: reqPrepare, Program: wp, CC: e.Options.CC, Cache: e.Options.CacheDir, Mode: e.Options.Mode,
-			CompileTimeout: e.Options.CompileTimeout, Runtime: e.Options.Runtime, CXX: e.Options.CXX, TorchThreads: e.Options.TorchThreads}}
+			CompileTimeout: e.Options.CompileTimeout, Runtime: e.Options.Runtime, CXX: e.Options.CXX, TorchThreads: e.Options.TorchThreads,
+			TileRows: e.Options.TileRows}}
 	w, err := pr.start(ctx)
 	if err != nil {
 		return nil, err

@@ -129,7 +129,8 @@ func (e Executor) argv() ([]string, error) {
 // request returns a request of kind carrying e's build options.
 func (e Executor) request(kind string) request {
 	return request{Kind: kind, CC: e.Options.CC, Cache: e.Options.CacheDir, Mode: e.Options.Mode,
-		CompileTimeout: e.Options.CompileTimeout, Runtime: e.Options.Runtime, CXX: e.Options.CXX, TorchThreads: e.Options.TorchThreads}
+		CompileTimeout: e.Options.CompileTimeout, Runtime: e.Options.Runtime, CXX: e.Options.CXX, TorchThreads: e.Options.TorchThreads,
+		TileRows: e.Options.TileRows}
 }
 
 func (e Executor) timeout() time.Duration {

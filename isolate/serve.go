@@ -87,7 +87,7 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 
 func options(req *request) native.Options {
 	return native.Options{CC: req.CC, CacheDir: req.Cache, Mode: req.Mode, CompileTimeout: req.CompileTimeout,
-		Runtime: req.Runtime, CXX: req.CXX, TorchThreads: req.TorchThreads}
+		Runtime: req.Runtime, CXX: req.CXX, TorchThreads: req.TorchThreads, TileRows: req.TileRows}
 }
 
 // buildPrograms builds req.Programs into one library (native.CompileBatch)

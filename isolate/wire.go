@@ -50,6 +50,8 @@ type request struct {
 	Runtime      string
 	CXX          string
 	TorchThreads int
+	// TileRows is native.Options.TileRows.
+	TileRows int
 
 	// run
 	Func   string

@@ -27,6 +27,15 @@ func viaGob(v, out any) {
 }
 
 var _ = Describe("the wire format", func() {
+	It("carries the native options a worker builds with, TileRows included", func() {
+		opts := native.Options{CC: "cc -m64", CacheDir: "/c", Mode: native.Auto, CompileTimeout: 7,
+			Runtime: native.RuntimeTorch, CXX: "c++", TorchThreads: 2, TileRows: 96}
+		e := Executor{Options: opts}
+		var req request
+		viaGob(e.request(reqPrepare), &req)
+		Expect(options(&req)).To(Equal(opts))
+	})
+
 	It("carries every catalog program's IR unchanged (same printout, same C)", func() {
 		files, err := scenarios.Catalog()
 		Expect(err).NotTo(HaveOccurred())

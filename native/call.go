@@ -30,7 +30,7 @@ const (
 // runNative calls the generated function. Go checks only what C cannot see
 // (missing and unknown inputs) and sizes the outputs from the checked
 // output shapes; dtype, rank, dims, device and non-null data are validated
-// once, in C, on entry.
+// in C, on entry (once, or once per row tile: see tile.go).
 //
 // With into (RunInto), the outputs are the caller's tensors, checked
 // against the output shapes, and nothing is allocated.

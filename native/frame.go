@@ -331,7 +331,7 @@ func (fr *frame) setArg(i int, t *tensor.Tensor) bool {
 // is tiled only when every argument passes the checks the first
 // invocation's boundary validation makes (so it cannot fail where an
 // untiled call would fail differently) and no output shares memory with
-// an input.
+// an input or another output.
 func (fr *frame) tiling(m *funcMeta, override int) (rows, tile int, mask uint64) {
 	plan, env := m.rows, &fr.env
 	if env.bound&(1<<plan.sym) == 0 {
@@ -351,7 +351,10 @@ func (fr *frame) tiling(m *funcMeta, override int) (rows, tile int, mask uint64)
 		}
 		for d, s := range spec {
 			if s < 0 {
-				s = env.sym[-s-1] // bound: every symbol occurs in the inputs
+				if env.bound&(1<<(-s-1)) == 0 {
+					return 0, 0, 0 // unbound: an input is invalid
+				}
+				s = env.sym[-s-1]
 			}
 			if int(a.dims[d]) != s {
 				return 0, 0, 0
@@ -362,17 +365,14 @@ func (fr *frame) tiling(m *funcMeta, override int) (rows, tile int, mask uint64)
 			return 0, 0, 0
 		}
 	}
-	for _, k := range plan.rowArgs {
-		mask |= 1 << k
-	}
 	if fr.overlaps(np) {
 		return 0, 0, 0
 	}
-	return rows, tile, mask
+	return rows, tile, plan.mask
 }
 
 // overlaps reports whether an output's data (arguments np and after)
-// shares memory with an input's.
+// shares memory with an input's or another output's.
 func (fr *frame) overlaps(np int) bool {
 	span := func(i int) (lo, hi uintptr) {
 		a := &fr.args[i]
@@ -388,7 +388,7 @@ func (fr *frame) overlaps(np int) bool {
 	}
 	for o := np; o < len(fr.args); o++ {
 		olo, ohi := span(o)
-		for i := range np {
+		for i := range o {
 			if ilo, ihi := span(i); olo < ihi && ilo < ohi {
 				return true
 			}

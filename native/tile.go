@@ -21,21 +21,40 @@ import (
 // row-separable, its inputs pass the boundary validation (checked in Go
 // first, so an invalid call fails exactly as an untiled one), no value
 // of the whole batch has a size that overflows (which the untiled call
-// reports), and no output shares memory with an input. Data-dependent
-// control flow and data-dependent errors cannot occur in a row-separable
-// function: integer values are scalars, and none is computed from a
-// batch-dependent tensor. The torch runtime is never tiled (its per-op
-// cost is per call of an ATen kernel, so tiles would cost more than they
-// save).
+// reports), and no output shares memory with an input or another output.
+// Data-dependent control flow and data-dependent errors cannot occur in a
+// row-separable function: integer values are scalars, and none is
+// computed from a batch-dependent tensor. The one error tiles can change
+// is running out of memory: a batch whose intermediates do not fit in
+// memory at once may fit a tile at a time. The torch runtime is never
+// tiled (its cost is per call of an ATen kernel, so tiles would cost more
+// than they save).
+//
+// Work that does not depend on the batch (a Transpose of a weight, a
+// MatMul of two weights) is redone by every tile, so tiles are made large
+// enough for it to cost at most 1/tileWorkShare of the rows' work (see
+// rowPlan.choose).
 
 // rowPlan says how a row-separable function's arguments split into row
-// tiles.
+// tiles, and what a tile costs.
 type rowPlan struct {
-	sym     int     // the batch symbol's index in funcMeta.syms
-	rowArgs []int   // the arguments (params, then results) whose dim 0 is the batch symbol
-	rowElem []int   // per rowArgs entry: 4 or 8, the element size
-	values  [][]int // the dims (dimSpec, the batch dim as 1) of every batch-dependent value
-	elem    []int   // the element size of each of values
+	sym     int    // the batch symbol's index in funcMeta.syms
+	rowArgs []int  // the arguments (params, then results) whose dim 0 is the batch symbol
+	mask    uint64 // rowArgs as a bit mask (all below 64)
+	// values are the dims (dimSpec; the batch dim as 1) of every
+	// batch-dependent value, elem their element sizes.
+	values [][]int
+	elem   []int
+	// rowWork and fixedWork estimate an invocation's work: per row, the
+	// ops that read a batch value; per invocation, the ops that do not.
+	// Each op's work is the largest product of one of its shapes (dims as
+	// in values; a MatMul's includes its inner dimension).
+	rowWork, fixedWork [][][]int
+	// fixed says that no dim of values, rowWork and fixedWork is a
+	// symbol: the default tile and the largest batch without overflow
+	// are then computed once, into tile and maxRows.
+	fixed         bool
+	tile, maxRows int
 }
 
 // rowPlanOf returns the row plan of f, or nil when f is not
@@ -55,38 +74,35 @@ func rowPlanOf(f *ir.Func, symIdx map[string]int) *rowPlan {
 		return nil
 	}
 	s := f.Results[0].Type.Shape[0].Sym
-	rowValue := func(v *ir.Value) (row, ok bool) {
+	p := &rowPlan{sym: symIdx[s], fixed: true}
+	// dims is a value's shape as dimSpecs, its batch dim as 1.
+	dims := func(v *ir.Value) []int {
+		out := make([]int, v.Type.Rank())
+		for i, d := range v.Type.Shape {
+			switch {
+			case d.Sym == s:
+				out[i] = 1
+			case d.IsSym():
+				out[i] = -(symIdx[d.Sym] + 1)
+				p.fixed = false
+			default:
+				out[i] = int(d.Size)
+			}
+		}
+		return out
+	}
+	rows := map[*ir.Value]bool{}
+	for _, v := range f.Values {
 		for i, d := range v.Type.Shape {
 			if d.Sym == s {
 				if i != 0 {
-					return false, false
+					return nil // the batch elsewhere than dim 0
 				}
-				row = true
+				rows[v] = true
 			}
 		}
-		return row, true
-	}
-	rows := map[*ir.Value]bool{}
-	p := &rowPlan{sym: symIdx[s]}
-	for _, v := range f.Values {
-		row, ok := rowValue(v)
-		if !ok {
-			return nil
-		}
-		if row {
-			rows[v] = true
-			dims := make([]int, v.Type.Rank())
-			for i, d := range v.Type.Shape {
-				switch {
-				case i == 0:
-					dims[i] = 1
-				case d.IsSym():
-					dims[i] = -(symIdx[d.Sym] + 1)
-				default:
-					dims[i] = int(d.Size)
-				}
-			}
-			p.values = append(p.values, dims)
+		if rows[v] {
+			p.values = append(p.values, dims(v))
 			p.elem = append(p.elem, elemSize(v.Type.DType))
 		}
 	}
@@ -97,22 +113,44 @@ func rowPlanOf(f *ir.Func, symIdx map[string]int) *rowPlan {
 	}
 	args := append(append([]*ir.Value(nil), f.Params...), f.Results...)
 	for i, v := range args {
-		if rows[v] && i >= 64 {
+		if !rows[v] {
+			continue
+		}
+		if i >= 64 {
 			return nil // the C trampoline takes a 64-bit mask of arguments
 		}
-		if rows[v] {
-			p.rowArgs = append(p.rowArgs, i)
-			p.rowElem = append(p.rowElem, elemSize(v.Type.DType))
-		}
+		p.rowArgs = append(p.rowArgs, i)
+		p.mask |= 1 << i
 	}
 	separable := true
 	ir.Walk(f.Body, func(in ir.Instr) {
-		if op, ok := in.(*ir.Op); ok && !rowLocal(op, rows) {
+		op, ok := in.(*ir.Op)
+		if !ok {
+			return
+		}
+		if !rowLocal(op, rows) {
 			separable = false
+			return
+		}
+		var work [][]int
+		for _, v := range append([]*ir.Value{op.Dst}, op.Args...) {
+			work = append(work, dims(v))
+		}
+		if op.Kind == ir.MatMul && len(op.Args) == 2 && op.Args[0].Type.Rank() == 2 {
+			inner := dims(op.Args[0])[1]
+			work = append(work, append(dims(op.Dst), inner))
+		}
+		if rows[op.Dst] {
+			p.rowWork = append(p.rowWork, work)
+		} else {
+			p.fixedWork = append(p.fixedWork, work)
 		}
 	})
 	if !separable {
 		return nil
+	}
+	if p.fixed {
+		p.tile, p.maxRows = p.choose(nil)
 	}
 	return p
 }
@@ -162,48 +200,98 @@ func elemSize(d ir.DType) int {
 	return 8
 }
 
-// tileRowBudget is how many bytes of batch-dependent values a tile may
-// hold: the tile's rows times the bytes per row of every row value of the
-// function. That sum counts every IR value, while the arena gives a slot
-// at most two buffers and moves reuse them, so the tile's real working
-// set is smaller: half of it, about a typical L2 cache's half, keeps the
-// inputs' and outputs' rows, the intermediates and the kernels' packed
-// weights in cache (BenchmarkTileRows measures the choice).
-const tileRowBudget = 512 << 10
+const (
+	// tileRowBudget is how many bytes of batch-dependent values a tile
+	// may hold: the tile's rows times the bytes per row of every row
+	// value of the function. That sum counts every IR value, while the
+	// arena gives a slot at most two buffers and moves reuse them, so the
+	// tile's real working set is smaller: half of it, about a typical L2
+	// cache's half, keeps the inputs' and outputs' rows, the
+	// intermediates and the kernels' packed weights in cache
+	// (BenchmarkTileRows measures the choice).
+	tileRowBudget = 512 << 10
+	// minTileRows and maxTileRows bound the default tile.
+	minTileRows, maxTileRows = 64, 4096
+	// tileWorkShare: a tile is at least large enough that the work every
+	// invocation repeats (fixedWork) is at most 1/tileWorkShare of its
+	// rows' work.
+	tileWorkShare = 16
+)
 
-// tileRows returns the rows per tile for a batch of the given rows with
-// the symbols of env bound (0: do not tile): the budget over the bytes
-// per row of every row value, a multiple of 64 between 64 and 4096. It
-// returns 0 when the batch fits in one tile or when a row value's size
-// for the whole batch overflows (the untiled call reports it).
-func (p *rowPlan) tileRows(env *symEnv, rows int, override int) int {
-	perRow := 0
-	for i, dims := range p.values {
-		n := p.elem[i]
-		for _, d := range dims[1:] {
+// tileRows returns the rows per tile for a batch of the given rows (0: do
+// not tile), with the function's other symbols bound in env: override
+// when it is positive, else the default tile (choose). It returns 0 when
+// the batch fits in one tile or when a row value's size for the whole
+// batch overflows (which the untiled call reports).
+func (p *rowPlan) tileRows(env *symEnv, rows, override int) int {
+	if rows <= minTileRows || (override > 0 && rows <= override) {
+		return 0 // most calls: no more work than this
+	}
+	t, maxRows := p.tile, p.maxRows
+	if !p.fixed {
+		t, maxRows = p.choose(env)
+	}
+	if override > 0 {
+		t = override
+	}
+	if t <= 0 || rows <= t || rows > maxRows {
+		return 0
+	}
+	return t
+}
+
+// choose returns the default tile (the budget over the bytes per row, a
+// multiple of 64 from minTileRows to maxTileRows, raised to a multiple of
+// 64 large enough for tileWorkShare) and the largest batch whose row
+// values' sizes do not overflow (0 when a row's already does). env binds
+// the symbols (nil when there are none).
+func (p *rowPlan) choose(env *symEnv) (tile, maxRows int) {
+	product := func(dims []int) (int, bool) {
+		n := 1
+		for _, d := range dims {
 			if d < 0 {
 				d = env.sym[-d-1]
 			}
 			if d != 0 && n > math.MaxInt/d {
-				return 0
+				return 0, false
 			}
 			n *= d
 		}
-		if n > 0 && rows > math.MaxInt/n {
-			return 0
+		return n, true
+	}
+	perRow := 0
+	for i, dims := range p.values {
+		n, ok := product(dims)
+		if !ok || n > math.MaxInt/p.elem[i] || perRow > math.MaxInt-n*p.elem[i] {
+			return 0, 0
 		}
-		perRow += n
-		if perRow < 0 || rows > math.MaxInt/max(perRow, 1) {
-			return 0
+		perRow += n * p.elem[i]
+	}
+	maxRows = math.MaxInt / max(perRow, 1)
+	// work sums each op's largest product, saturating.
+	work := func(ops [][][]int) int {
+		sum := 0
+		for _, shapes := range ops {
+			w := 1
+			for _, dims := range shapes {
+				n, ok := product(dims)
+				if !ok {
+					return math.MaxInt
+				}
+				w = max(w, n)
+			}
+			sum = min(sum, math.MaxInt-w) + w
 		}
+		return sum
 	}
-	t := override
-	if t == 0 {
-		t = tileRowBudget / max(perRow, 1) &^ 63
-		t = min(max(t, 64), 4096)
+	tile = min(max(tileRowBudget/max(perRow, 1)&^63, minTileRows), maxTileRows)
+	fixed, row := work(p.fixedWork), max(work(p.rowWork), 1)
+	if fixed/row >= math.MaxInt/tileWorkShare {
+		return 0, maxRows // no tile can be large enough: never tile
 	}
-	if t <= 0 || rows <= t {
-		return 0
+	need := (fixed/row + 1) * tileWorkShare
+	if need > tile {
+		tile = (need + 63) &^ 63
 	}
-	return t
+	return tile, maxRows
 }

@@ -226,6 +226,75 @@ func f(x [B][4]float32) (y [B][4]float32) {
 		Expect(tiled).To(BeNumerically(">", total/10), "%d of %d functions row-separable", tiled, total)
 	})
 
+	It("does not tile a call whose outputs share memory with each other", func() {
+		_, p := parse("tile_alias2.rx", `package t
+
+func f(x [B][4]float32) (y1 [B][4]float32, y2 [B][4]float32) {
+	y1 = x * 2
+	y2 = x * 3
+	return
+}
+`)
+		x := tensor.Generate(tensor.Dist{Kind: tensor.Normal, B: 1}, 9, 100, 4)
+		call := func(rows int) ([]float32, int64) {
+			// y2 starts one element after y1: their rows do not line up.
+			buf := make([]float32, 404)
+			y1, y2 := tensor.FromFloat32(buf[:400], 100, 4), tensor.FromFloat32(buf[4:404], 100, 4)
+			prog := compileTiled(p, rows)
+			before := prog.Counters().Invocations
+			_, err := prog.RunInto(context.Background(), "f", map[string]*tensor.Tensor{"x": x}, map[string]*tensor.Tensor{"y1": y1, "y2": y2})
+			Expect(err).NotTo(HaveOccurred())
+			return buf, prog.Counters().Invocations - before
+		}
+		want, _ := call(-1)
+		got, n := call(7)
+		Expect(n).To(Equal(int64(1)))
+		Expect(got).To(Equal(want))
+	})
+
+	It("chooses tiles from the bytes per row, large enough for the work every tile repeats", func() {
+		_, p := reference()
+		// docs/native.md quotes these.
+		Expect(native.DefaultTileRows(p, "score_linear", 65536, nil)).To(Equal(1408))
+		Expect(native.DefaultTileRows(p, "score_mlp", 65536, nil)).To(Equal(448))
+		Expect(native.DefaultTileRows(p, "score_pipeline", 65536, nil)).To(Equal(384))
+		Expect(native.DefaultTileRows(p, "score_mlp", 448, nil)).To(BeZero()) // one tile
+		Expect(native.DefaultTileRows(p, "score_mlp", 64, nil)).To(BeZero())
+		_, p = parse("tile_work.rx", `package t
+
+func light(x [B][64]float32, w [64][64]float32) (y [B][64]float32) {
+	y = MatMul(x, w)
+	return
+}
+
+func heavy(x [B][64]float32, w [64][64]float32) (y [B][64]float32) {
+	y = MatMul(x, MatMul(MatMul(w, w), w))
+	return
+}
+
+func heaviest(x [B][1]float32, w [512][512]float32) (y [B][512]float32) {
+	y = x * Sum(MatMul(w, w), 0)
+	return
+}
+
+func symbolic(x [B][N]float32, w [N][C]float32) (y [B][C]float32) {
+	y = Tanh(MatMul(x, w))
+	return
+}
+`)
+		light := native.DefaultTileRows(p, "light", 65536, nil)
+		Expect(light).To(BeNumerically(">=", 64))
+		Expect(light).To(BeNumerically("<", 2048))
+		// Two 64³ MatMuls per tile against 64² per row: tiles of at least
+		// 16 × 128 rows.
+		Expect(native.DefaultTileRows(p, "heavy", 65536, nil)).To(Equal(2048))
+		Expect(native.DefaultTileRows(p, "heaviest", 65536, nil)).To(BeZero())
+		// x, MatMul, Tanh and y: 128 + 3 × 32 bytes a row; 512 KiB / 224
+		// = 2340, down to a multiple of 64.
+		Expect(native.DefaultTileRows(p, "symbolic", 65536, map[string]int{"N": 32, "C": 8})).To(Equal(2304))
+		Expect(native.DefaultTileRows(p, "symbolic", 65536, map[string]int{"N": 1024, "C": 1024})).To(Equal(64))
+	})
+
 	DescribeTable("tiles only functions whose rows are independent",
 		func(src string, separable bool) {
 			_, p := parse("sep.rx", "package t\n\n"+src)
