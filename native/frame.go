@@ -41,6 +41,24 @@ static void rx_frame_free(rx_frame *f) {
 // RX_DIRECT is how many data pointers a call passes as arguments.
 #define RX_DIRECT 12
 
+// rx_frame_begin readies frame f for a call with n arguments whose first
+// RX_DIRECT data pointers are p: a zeroed status that keeps the frame's
+// arena, and the data pointers in args.
+static inline void rx_frame_begin(rx_frame *f, int64_t n, void *const *p) {
+	rx_arena *arena = f->st.arena;
+	f->st = (rx_status){0};
+	f->st.arena = arena;
+	for (int64_t i = 0; i < n && i < RX_DIRECT; i++)
+		f->args[i].data = p[i];
+}
+
+// rx_frame_end clears every data pointer of f's n arguments, so that no Go
+// pointer stays in C memory.
+static inline void rx_frame_end(rx_frame *f, int64_t n) {
+	for (int64_t i = 0; i < n; i++)
+		f->args[i].data = NULL;
+}
+
 // rx_call calls the generated function fn with the frame's arguments. The
 // first min(n, RX_DIRECT) tensors' data pointers arrive as arguments (Go
 // memory, kept alive by the call itself, as cgo passes them; typed as float
@@ -51,18 +69,12 @@ static void rx_frame_free(rx_frame *f) {
 static int rx_call(uintptr_t fnp, uintptr_t fp, int64_t n,
 		   float *p0, float *p1, float *p2, float *p3, float *p4, float *p5,
 		   float *p6, float *p7, float *p8, float *p9, float *p10, float *p11) {
-	void *fn = (void *)fnp;
 	rx_frame *f = (rx_frame *)fp;
 	void *p[RX_DIRECT] = {p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11};
-	rx_arena *arena = f->st.arena;
-	f->st = (rx_status){0};
-	f->st.arena = arena;
-	for (int64_t i = 0; i < n && i < RX_DIRECT; i++)
-		f->args[i].data = p[i];
+	rx_frame_begin(f, n, p);
 	f->invocations = 1;
-	int rc = ((rx_entry)fn)(f->args, &f->st);
-	for (int64_t i = 0; i < n; i++)
-		f->args[i].data = NULL;
+	int rc = ((rx_entry)(void *)fnp)(f->args, &f->st);
+	rx_frame_end(f, n);
 	return rc;
 }
 
@@ -76,14 +88,9 @@ static int rx_call(uintptr_t fnp, uintptr_t fp, int64_t n,
 static int rx_call_tiled(uintptr_t fnp, uintptr_t fp, int64_t n, int64_t rows, int64_t tile, uint64_t mask,
 			 float *p0, float *p1, float *p2, float *p3, float *p4, float *p5,
 			 float *p6, float *p7, float *p8, float *p9, float *p10, float *p11) {
-	void *fn = (void *)fnp;
 	rx_frame *f = (rx_frame *)fp;
 	void *p[RX_DIRECT] = {p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11};
-	rx_arena *arena = f->st.arena;
-	f->st = (rx_status){0};
-	f->st.arena = arena;
-	for (int64_t i = 0; i < n && i < RX_DIRECT; i++)
-		f->args[i].data = p[i];
+	rx_frame_begin(f, n, p);
 	unsigned char *base[64];
 	int64_t count[64];
 	for (int64_t i = 0; i < n && i < 64; i++) {
@@ -106,7 +113,7 @@ static int rx_call_tiled(uintptr_t fnp, uintptr_t fp, int64_t n, int64_t rows, i
 			}
 		}
 		f->invocations++;
-		rc = ((rx_entry)fn)(f->args, &f->st);
+		rc = ((rx_entry)(void *)fnp)(f->args, &f->st);
 	}
 	for (int64_t i = 0; i < n && i < 64; i++) {
 		if (mask >> i & 1) {
@@ -114,8 +121,7 @@ static int rx_call_tiled(uintptr_t fnp, uintptr_t fp, int64_t n, int64_t rows, i
 			f->args[i].count = count[i];
 		}
 	}
-	for (int64_t i = 0; i < n; i++)
-		f->args[i].data = NULL;
+	rx_frame_end(f, n);
 	return rc;
 }
 */
