@@ -125,16 +125,17 @@ func commentText(s string) string {
 
 // floatLit prints a float32 constant as a C literal that reads back to the
 // same float32: the shortest decimal with an "f" suffix ("0.5f", "2.0f",
-// "1e-07f"), or INFINITY, -INFINITY, NAN.
+// "1e-07f"), or RX_INF and (-RX_INF) (rx_runtime.h) for a literal that
+// rounds to ±Inf in float32, or (RX_INF - RX_INF), a NaN, for a NaN.
 func floatLit(f float64) string {
 	v := float32(f)
 	switch {
 	case v != v:
-		return "NAN"
+		return "(RX_INF - RX_INF)"
 	case math.IsInf(float64(v), 1):
-		return "INFINITY"
+		return "RX_INF"
 	case math.IsInf(float64(v), -1):
-		return "-INFINITY"
+		return "(-RX_INF)"
 	}
 	s := strconv.FormatFloat(float64(v), 'g', -1, 32)
 	if !strings.ContainsAny(s, ".eEn") {

@@ -185,6 +185,19 @@ static inline int64_t rx_isub(int64_t a, int64_t b) { return (int64_t)((uint64_t
 static inline int64_t rx_imul(int64_t a, int64_t b) { return (int64_t)((uint64_t)a * (uint64_t)b); }
 static inline int64_t rx_ineg(int64_t a) { return (int64_t)(0u - (uint64_t)a); }
 
+/* RX_INF is float32 +Inf, for a literal that rounds to it (-RX_INF for
+ * -Inf): generated code includes no <math.h>, whose INFINITY it would
+ * need, so it is made from its bits (any C11 compiler, tcc included). */
+static inline float rx_f32_from_bits(uint32_t u)
+{
+	union {
+		uint32_t u;
+		float f;
+	} v = {u};
+	return v.f;
+}
+#define RX_INF rx_f32_from_bits(0x7f800000u)
+
 /* A float32 scalar constant (rx_context.c: a store, not a kernel). */
 int rx_const_f(rx_ctx *c, rx_val *d, float v);
 
