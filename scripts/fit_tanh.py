@@ -5,7 +5,7 @@ native/runtime/csrc/rx_kernels.c (rx_tanhq8) evaluates, in float64,
 
     tanh(x) ~= x * P(z) / Q(z),   z = x*x,   |x| <= XMAX,
 
-with P of degree N and Q of degree M (Q(0) = 1), in three pieces:
+with P of degree N and Q of degree M (Q monic), in three pieces:
 
     fit_tanh.py 2 3 1          |x| <= 1
     fit_tanh.py 4 4 4.5        |x| <= 4.5
@@ -16,10 +16,11 @@ then rounds the result to float32 and sends the lanes whose rounding is in
 doubt to SLEEF (Ziv's test). This script finds P and Q by the rational
 Remez algorithm for the minimax RELATIVE error of P/Q against
 f(z) = tanh(sqrt(z))/sqrt(z) on [0, XMAX^2], in 60-digit arithmetic
-(mpmath), then rounds the coefficients to float64 and reports the relative
-error of the rounded rational (exact arithmetic on the float64
-coefficients): the approximation error that the kernel's Ziv band has to
-cover on top of its float64 rounding errors. The kernel's total error
+(mpmath), then divides P and Q by Q's leading coefficient (Q monic: the
+kernel starts Q's Horner scheme with an addition), rounds the coefficients
+to float64 and reports the relative error of the rounded rational (exact
+arithmetic on the float64 coefficients): the approximation error that the
+kernel's Ziv band has to cover on top of its float64 rounding errors. The kernel's total error
 (approximation and rounding, with its own evaluation order and FMAs) is then
 measured on every float32 argument by scripts/tanh_err.c.
 
@@ -150,9 +151,11 @@ def main():
     m = int(sys.argv[2]) if len(sys.argv) > 2 else 5
     xmax = sys.argv[3] if len(sys.argv) > 3 else "9.03125"
     p, q, e, emax = remez(n, m, xmax)
-    # Round to float64, Q normalised to Q(0) = 1 exactly.
-    p64 = [mp.mpf(float(c)) for c in p]
-    q64 = [mp.mpf(float(c)) for c in q]
+    # Round to float64, P and Q divided by Q's leading coefficient so that
+    # Q is monic (its leading coefficient 1 exactly: the kernel's Horner
+    # scheme for Q starts with an addition instead of an FMA).
+    p64 = [mp.mpf(float(c / q[-1])) for c in p]
+    q64 = [mp.mpf(float(c / q[-1])) for c in q]
     e64 = maxrel(p64, q64, mp.mpf(xmax) ** 2)
     print(f"# degree {n}/{m} in z = x^2 on |x| <= {xmax}")
     print(f"# minimax relative error {mp.nstr(abs(e), 6)} (2^{mp.nstr(mp.log(abs(e), 2), 5)}),"
