@@ -27,7 +27,9 @@ import (
 // the AVX-512 short paths send to SLEEF, runs each op's AVX-512 and SSE2
 // kernels over the float32s of a file (argv[2]: raw little-endian) and
 // prints the number of inputs, of fallback lanes and of results that differ
-// in any bit from the SSE2 kernel's (SLEEF's float64 function rounded once).
+// in any bit from the SSE2 kernel's (SLEEF's float64 function rounded once),
+// and the number that differ when the AVX-512 kernel runs in place (o == x,
+// as the fused MatMul's Tanh does).
 const zivDriver = `
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,7 +47,7 @@ int main(int argc, char **argv)
 	fseek(f, 0, SEEK_END);
 	long n = ftell(f) / 4;
 	fseek(f, 0, SEEK_SET);
-	float *x = malloc(n * 4 + 4), *a = malloc(n * 4 + 4), *b = malloc(n * 4 + 4);
+	float *x = malloc(n * 4 + 4), *a = malloc(n * 4 + 4), *b = malloc(n * 4 + 4), *c = malloc(n * 4 + 4);
 	if (fread(x, 4, n, f) != (size_t)n)
 		return 2;
 	int op = atoi(argv[1]);
@@ -53,10 +55,15 @@ int main(int argc, char **argv)
 	rx_map_fn ref[3] = {rx_tanh_sse2, rx_exp_sse2, rx_sigmoid_sse2};
 	fast[op](a, x, n);
 	ref[op](b, x, n);
-	long diff = 0;
-	for (long i = 0; i < n; i++)
+	long long hard = rx_hard[op];
+	memcpy(c, x, n * 4);
+	fast[op](c, c, n);
+	long diff = 0, diffin = 0;
+	for (long i = 0; i < n; i++) {
 		diff += memcmp(a + i, b + i, 4) != 0;
-	printf("%ld %lld %ld\n", n, rx_hard[op], diff);
+		diffin += memcmp(c + i, b + i, 4) != 0;
+	}
+	printf("%ld %lld %ld %ld\n", n, hard, diff, diffin);
 	return 0;
 }
 `
@@ -152,11 +159,12 @@ func scoringTanhInputs(t *testing.T, batch int) (mlp, pipeline []float32) {
 // TestZivFallbacks pins the AVX-512 short paths of Tanh, Exp and Sigmoid
 // (rx_kernels.c): on dense sweeps of their ranges and on the arguments the
 // scoring benchmarks give Tanh, their results are bit for bit the SSE2
-// kernels' (SLEEF's), and only a small fraction of lanes is recomputed by
-// SLEEF: a short path that sent every lane to SLEEF would be as exact and
-// several times slower, which no other test sees; nor would Tanh taking its
-// widest piece for every block, which the sweeps within |x| <= 1 and 4.5
-// catch by their narrower bands. The fractions are printed with -v.
+// kernels' (SLEEF's), also in place, and only a small fraction of lanes is
+// recomputed by SLEEF: a short path that sent every lane to SLEEF would be
+// as exact and several times slower, which no other test sees; nor would
+// Tanh taking its widest piece for every block, which the sweeps within
+// |x| <= 1 and 4.5 catch by their narrower bands. The fractions are
+// printed with -v.
 func TestZivFallbacks(t *testing.T) {
 	if isa, err := nrt.DetectISA(); err != nil || isa != "avx512" {
 		t.Skipf("the short paths are AVX-512 only (ISA %q, %v)", isa, err)
@@ -236,14 +244,17 @@ func TestZivFallbacks(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}
-		var n, hard, diff int
-		if _, err := fmt.Sscan(string(out), &n, &hard, &diff); err != nil || n != len(c.xs) {
+		var n, hard, diff, diffIn int
+		if _, err := fmt.Sscan(string(out), &n, &hard, &diff, &diffIn); err != nil || n != len(c.xs) {
 			t.Fatalf("%s: driver printed %q (%v)", c.name, out, err)
 		}
 		frac := float64(hard) / float64(n)
 		t.Logf("%-28s %8d lanes, %6d to SLEEF (%.4f%%)", c.name, n, hard, 100*frac)
 		if diff != 0 {
 			t.Errorf("%s: %d results differ from the SSE2 kernel's", c.name, diff)
+		}
+		if diffIn != 0 {
+			t.Errorf("%s: in place, %d results differ from the SSE2 kernel's", c.name, diffIn)
 		}
 		if frac > c.max {
 			t.Errorf("%s: %d of %d lanes (%.4f%%) went to SLEEF, want at most %.4f%%", c.name, hard, n, 100*frac, 100*c.max)
