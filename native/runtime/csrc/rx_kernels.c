@@ -210,9 +210,15 @@ RX_T512 static inline __m512d rx_sigmoid8(__m512d v)
  *     and 0.2%. The script also checks every float32 through each piece
  *     and through the kernel: no bit differs from the SSE2 (SLEEF) kernel.
  *     (Measured on Zen 4 and rejected: vrcp14pd with Newton steps instead
- *     of vdivpd, Estrin's scheme instead of Horner's, two vectors per
- *     iteration, and the division in float32 with a Newton step: the loop
- *     is bound by the throughput of its vector operations, not latency.) */
+ *     of vdivpd, for every vector or for one in two, three or four;
+ *     Estrin's scheme instead of Horner's; two vectors per iteration, or
+ *     GCC unrolling the loop by 2, 4 or 8; the division in float32 with a
+ *     Newton step; blocks of 16 or 32 elements, or of 256 or more; a
+ *     degree 2/2 piece for |x| <= 0.78125 (one FMA fewer, no faster: the
+ *     loop's vdivpd, 2.5 ns per vector, leaves FMAs idle); piece 3
+ *     without the clamp and the NaN test for blocks within 9.03125; and
+ *     one Ziv branch per block for piece 3, whose blocks take the second
+ *     pass too often, with or without the masks stored per vector.) */
 #define RX_T512F __attribute__((target("avx512f,avx512dq,fma")))
 
 /* RX_ZIV_COUNT(op, lanes) is called with the mask of the lanes that a short
