@@ -8,7 +8,7 @@ native/runtime/csrc/rx_kernels.c (rx_tanhq8) evaluates, in float64,
 with P of degree N and Q of degree M (Q monic), in three pieces:
 
     fit_tanh.py 2 3 1          |x| <= 1
-    fit_tanh.py 4 4 4.5        |x| <= 4.5
+    fit_tanh.py 4 5 6          |x| <= 6
     fit_tanh.py 5 5 9.03125    |x| <= 9.03125 (the default; tanh rounds to
                                +-1 in float32 beyond 9.0109)
 

@@ -44,7 +44,7 @@ static uint32_t u32(float f)
 	return u;
 }
 
-static const float bounds[4] = {0, 1.0f, 4.5f, 9.03125f};
+static const float bounds[4] = {0, 1.0f, 6.0f, 9.03125f};
 static const int64_t bands[4] = {0, RX_TANH_BAND1, RX_TANH_BAND2, RX_TANH_BAND3};
 
 RX_T512F static void err(int k)

@@ -187,28 +187,30 @@ RX_T512 static inline __m512d rx_sigmoid8(__m512d v)
  *     2^-40; rx_expq8), a band of 2^13 ULPs (2^-39 relative).
  *   - Tanh: a rational function, tanh(x) ~ x P(x^2) / Q(x^2), in one of
  *     three pieces (rx_tanhq8): P and Q of degree 2 and 3 for |x| <= 1, 4
- *     and 4 for |x| <= 4.5, 5 and 5 for |x| <= 9.03125 (beyond which
- *     tanh rounds to ±1); no table, no exponent arithmetic, Horner with
- *     FMA and one division. P and Q are scaled so that Q is monic: the
- *     first Horner step of Q is an addition, which takes the FP adders
- *     instead of the FMA units (the loop's bottleneck; 4% faster).
- *     rx_tanh_avx512 gives each block of 64 elements the cheapest piece
- *     that covers all of them (6, 9 or 11 multiplies and FMAs and one
- *     addition per 8 lanes): hidden activations, mostly within ±4.5, take
- *     the second, values already squashed (|x| <= 1) the first.
- *     scripts/fit_tanh.py derives each P and Q (rational Remez for the
- *     minimax relative error in 60-digit arithmetic, then divided by Q's
- *     leading coefficient and rounded to float64: 2^-41.8, 2^-37.1,
- *     2^-34.7); scripts/tanh_err.c measures each piece's total error in
- *     float64 (approximation, roundings, FMAs) on every float32 argument
- *     in its range against long double tanhl:
- *     at most 2319, 59966 and 333700 float64 ULPs (2^11.2, 2^15.9,
- *     2^18.3) of the result; the bands are 2^12, 2^16 and 2^19 ULPs, more
- *     than that plus the 3.5 ULPs of SLEEF's tanh (powers of two, for a
- *     two-operation test, rx_near8p). A lane with a uniformly placed
- *     result falls in them with probability 2 band / 2^29: 0.0015%, 0.024%
- *     and 0.2%. The script also checks every float32 through each piece
- *     and through the kernel: no bit differs from the SSE2 (SLEEF) kernel.
+ *     and 5 for |x| <= 6, 5 and 5 for |x| <= 9.03125 (beyond which tanh
+ *     rounds to ±1); no table, no exponent arithmetic, Horner with FMA and
+ *     one division. P and Q are scaled so that Q is monic: the first Horner
+ *     step of Q is an addition, which takes the FP adders instead of the FMA
+ *     units (4% faster). rx_tanh_avx512 gives each block of 64 elements the
+ *     cheapest piece that covers all of them (6, 10 or 11 multiplies and
+ *     FMAs and one addition per 8 lanes): hidden activations, mostly within
+ *     ±6, take the second, values already squashed (|x| <= 1) the first.
+ *     (The second piece covered |x| <= 4.5 with degrees 4 and 4, one FMA
+ *     fewer: covering 6 takes 4% less time per Tanh on score_pipeline's
+ *     data, whose hidden blocks of 64 reach beyond 4.5 half the time, and 1%
+ *     more on score_mlp's.) scripts/fit_tanh.py derives each P and Q
+ *     (rational Remez for the minimax relative error in 60-digit arithmetic,
+ *     then divided by Q's leading coefficient and rounded to float64:
+ *     2^-41.8, 2^-37.4, 2^-34.7); scripts/tanh_err.c measures each piece's
+ *     total error in float64 (approximation, roundings, FMAs) on every
+ *     float32 argument in its range against long double tanhl: at most 2319,
+ *     51137 and 333700 float64 ULPs (2^11.2, 2^15.6, 2^18.3) of the result;
+ *     the bands are 2^12, 2^16 and 2^19 ULPs, more than that plus the 3.5
+ *     ULPs of SLEEF's tanh (powers of two, for a two-operation test,
+ *     rx_near8p). A lane with a uniformly placed result falls in them with
+ *     probability 2 band / 2^29: 0.0015%, 0.024% and 0.2%. The script also
+ *     checks every float32 through each piece and through the kernel: no bit
+ *     differs from the SSE2 (SLEEF) kernel.
  *     (Measured on Zen 4 and rejected: vrcp14pd with Newton steps instead
  *     of vdivpd, for every vector or for one in two, three or four;
  *     Estrin's scheme instead of Horner's; two vectors per iteration, or
@@ -216,7 +218,9 @@ RX_T512 static inline __m512d rx_sigmoid8(__m512d v)
  *     Newton step; blocks of 16 or 32 elements, or of 256 or more; a
  *     degree 2/2 piece for |x| <= 0.78125 (one FMA fewer, no faster: the
  *     loop's vdivpd, 2.5 ns per vector, leaves FMAs idle); piece 3
- *     without the clamp and the NaN test for blocks within 9.03125; and
+ *     without the clamp and the NaN test for blocks within 9.03125; a
+ *     second piece of degrees 5 and 5 for |x| <= 6 (2^-43.1, but slower
+ *     than 4 and 5 on score_mlp's data); and
  *     one Ziv branch per block for piece 3, whose blocks take the second
  *     pass too often, with or without the masks stored per vector.) */
 #define RX_T512F __attribute__((target("avx512f,avx512dq,fma")))
@@ -275,12 +279,12 @@ static const double rx_tanhP1[3] = { /* 2 3 1 */
 	0x1.4b931113af435p+13, 0x1.40f92bfa8fd18p+10, 0x1.539b47e059355p+4};
 static const double rx_tanhQ1[4] = {
 	0x1.4b931113afa11p+13, 0x1.2d4b010b8a22ep+12, 0x1.aace9e8051378p+7, 0x1.0000000000000p+0};
-static const double rx_tanhP2[5] = { /* 4 4 4.5 */
-	0x1.b441e7c48f35cp+19, 0x1.db9555a321dc5p+16, 0x1.a7f9288fa43b6p+11, 0x1.751b9bf4a312dp+4,
-	0x1.4dcb906f4398fp-6};
-static const double rx_tanhQ2[5] = {
-	0x1.b441e7c49baf2p+19, 0x1.99bbefea4ef3bp+18, 0x1.78e1590fabadcp+14, 0x1.5348c4ecb636ep+8,
-	0x1.0000000000000p+0};
+static const double rx_tanhP2[5] = { /* 4 5 6 */
+	0x1.c2fd1916be401p+29, 0x1.f607d883b4594p+26, 0x1.e21306a1cee0cp+21, 0x1.057fe7b6b2039p+15,
+	0x1.efb4143bd5679p+5};
+static const double rx_tanhQ2[6] = {
+	0x1.c2fd1916c93f1p+29, 0x1.aa2ab18446a64p+28, 0x1.98ee313ccad10p+24,
+	0x1.a0fbd6f2ab636p+18, 0x1.c71d73f09e2ecp+10, 0x1.0000000000000p+0};
 static const double rx_tanhP3[6] = { /* 5 5 9.03125 */
 	0x1.437a068d9d98cp+28, 0x1.6cd9d04f77184p+25, 0x1.6e77f70e1333ep+20,
 	0x1.bff1055cf9981p+13, 0x1.2d761e457b2f4p+5, 0x1.97d6bebcd5e02p-7};
@@ -313,14 +317,14 @@ RX_T512F static inline __m512d rx_horner8m(const double *c, int n, __m512d z)
 }
 
 /* rx_tanhq8 is the short evaluation x P(x^2) / Q(x^2) of tanh(x) by piece
- * k (1, 2 or 3) for |x| <= 1, 4.5 or 9.03125 (see the comment above). */
+ * k (1, 2 or 3) for |x| <= 1, 6 or 9.03125 (see the comment above). */
 RX_T512F static inline __m512d rx_tanhq8(__m512d x, int k)
 {
 	__m512d z = _mm512_mul_pd(x, x), p, q;
 	if (k == 1)
 		p = rx_horner8(rx_tanhP1, 3, z), q = rx_horner8m(rx_tanhQ1, 4, z);
 	else if (k == 2)
-		p = rx_horner8(rx_tanhP2, 5, z), q = rx_horner8m(rx_tanhQ2, 5, z);
+		p = rx_horner8(rx_tanhP2, 5, z), q = rx_horner8m(rx_tanhQ2, 6, z);
 	else
 		p = rx_horner8(rx_tanhP3, 6, z), q = rx_horner8m(rx_tanhQ3, 6, z);
 	return _mm512_div_pd(_mm512_mul_pd(x, p), q);
@@ -386,7 +390,7 @@ RX_T512F static inline int rx_tanh_piece(const float *x, int64_t n)
 		}
 	if (_mm512_cmple_epu32_mask(m, _mm512_set1_epi32(0x3f800000)) == 0xffff) /* 1.0f */
 		return 1;
-	if (_mm512_cmple_epu32_mask(m, _mm512_set1_epi32(0x40900000)) == 0xffff) /* 4.5f */
+	if (_mm512_cmple_epu32_mask(m, _mm512_set1_epi32(0x40c00000)) == 0xffff) /* 6.0f */
 		return 2;
 	return 3;
 }
