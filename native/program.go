@@ -103,7 +103,8 @@ type Options struct {
 	// outputs are the same bits as one invocation's; docs/native.md says
 	// when a call is tiled). 0 chooses from the function's bytes per row
 	// (a multiple of 64 from 64 to 4096: 384 to 1408 rows for the
-	// reference scenario); a negative value never tiles. The torch
+	// reference scenario), more when each tile would repeat much work
+	// that reads no batch value; a negative value never tiles. The torch
 	// runtime never tiles.
 	TileRows int
 	// TorchThreads is the torch runtime's intra-op thread count (0 means
