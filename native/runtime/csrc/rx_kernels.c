@@ -1098,26 +1098,48 @@ RX_FN int rx_matmul(rx_ctx *c, rx_val *d, rx_val *av, rx_val *bv)
  * most expensive op of a call), then the edges one element at a time. */
 #ifdef RX_X86
 /* rx_transpose8 transposes the 8x8 block at x (row stride N) into o (row
- * stride M) through AVX registers. */
-__attribute__((target("avx2"))) static void rx_transpose8(float *o, const float *x, int64_t M, int64_t N)
+ * stride M) through AVX registers. Rows k and k + 4 share a register, one
+ * in each 128-bit half (vinsertf128 from memory), so the loads do the
+ * step across halves and the transpose takes 16 in-half shuffles (two
+ * 4x4 transposes per half), not 24. Written out, not as loops over
+ * arrays, which GCC kept on the stack. */
+#define RX_LD2(r, c) _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_loadu_ps(x + (r) * N + (c))), _mm_loadu_ps(x + ((r) + 4) * N + (c)), 1)
+#define RX_T4(a, b, c, d, h)                                                                      \
+	do {                                                                                      \
+		__m256 lo0 = _mm256_unpacklo_ps(a, b), hi0 = _mm256_unpackhi_ps(a, b);             \
+		__m256 lo1 = _mm256_unpacklo_ps(c, d), hi1 = _mm256_unpackhi_ps(c, d);             \
+		_mm256_storeu_ps(o + ((h) + 0) * M, _mm256_shuffle_ps(lo0, lo1, _MM_SHUFFLE(1, 0, 1, 0))); \
+		_mm256_storeu_ps(o + ((h) + 1) * M, _mm256_shuffle_ps(lo0, lo1, _MM_SHUFFLE(3, 2, 3, 2))); \
+		_mm256_storeu_ps(o + ((h) + 2) * M, _mm256_shuffle_ps(hi0, hi1, _MM_SHUFFLE(1, 0, 1, 0))); \
+		_mm256_storeu_ps(o + ((h) + 3) * M, _mm256_shuffle_ps(hi0, hi1, _MM_SHUFFLE(3, 2, 3, 2))); \
+	} while (0)
+__attribute__((target("avx2"), always_inline)) static inline void rx_transpose8(float *o, const float *x, int64_t M, int64_t N)
 {
-	__m256 r[8], t[8];
-	for (int k = 0; k < 8; k++)
-		r[k] = _mm256_loadu_ps(x + k * N);
-	for (int k = 0; k < 8; k += 2) {
-		t[k] = _mm256_unpacklo_ps(r[k], r[k + 1]);
-		t[k + 1] = _mm256_unpackhi_ps(r[k], r[k + 1]);
+	/* Columns 0-3 of the block: rows 0-3 in the low halves, 4-7 in the
+	 * high ones; then columns 4-7. */
+	__m256 r0 = RX_LD2(0, 0), r1 = RX_LD2(1, 0), r2 = RX_LD2(2, 0), r3 = RX_LD2(3, 0);
+	RX_T4(r0, r1, r2, r3, 0);
+	__m256 r4 = RX_LD2(0, 4), r5 = RX_LD2(1, 4), r6 = RX_LD2(2, 4), r7 = RX_LD2(3, 4);
+	RX_T4(r4, r5, r6, r7, 4);
+}
+#undef RX_LD2
+#undef RX_T4
+
+/* rx_transpose_avx2 transposes the first M - M % 8 rows of x (M x N) into
+ * o (N x M) by 8x8 blocks, the columns past the last whole block one
+ * element at a time, and returns how many rows it did. */
+__attribute__((target("avx2"))) static int64_t rx_transpose_avx2(float *o, const float *x, int64_t M, int64_t N)
+{
+	int64_t i = 0;
+	for (; i + 8 <= M; i += 8) {
+		int64_t j = 0;
+		for (; j + 8 <= N; j += 8)
+			rx_transpose8(o + j * M + i, x + i * N + j, M, N);
+		for (; j < N; j++)
+			for (int64_t r = 0; r < 8; r++)
+				o[j * M + i + r] = x[(i + r) * N + j];
 	}
-	for (int k = 0; k < 8; k += 4) {
-		r[k] = _mm256_shuffle_ps(t[k], t[k + 2], _MM_SHUFFLE(1, 0, 1, 0));
-		r[k + 1] = _mm256_shuffle_ps(t[k], t[k + 2], _MM_SHUFFLE(3, 2, 3, 2));
-		r[k + 2] = _mm256_shuffle_ps(t[k + 1], t[k + 3], _MM_SHUFFLE(1, 0, 1, 0));
-		r[k + 3] = _mm256_shuffle_ps(t[k + 1], t[k + 3], _MM_SHUFFLE(3, 2, 3, 2));
-	}
-	for (int k = 0; k < 4; k++) {
-		_mm256_storeu_ps(o + k * M, _mm256_permute2f128_ps(r[k], r[k + 4], 0x20));
-		_mm256_storeu_ps(o + (k + 4) * M, _mm256_permute2f128_ps(r[k], r[k + 4], 0x31));
-	}
+	return i;
 }
 #endif
 
@@ -1127,16 +1149,8 @@ static void rx_transpose_run(float *o, const float *x, int64_t M, int64_t N)
 #ifdef RX_X86
 	/* AVX2: 8x8 blocks over the rows and columns they cover; the 4x4 and
 	 * single-element loops below do the rest. */
-	if (rx_k.isa >= 2) {
-		for (; i + 8 <= M; i += 8) {
-			int64_t j = 0;
-			for (; j + 8 <= N; j += 8)
-				rx_transpose8(o + j * M + i, x + i * N + j, M, N);
-			for (; j < N; j++)
-				for (int64_t r = 0; r < 8; r++)
-					o[j * M + i + r] = x[(i + r) * N + j];
-		}
-	}
+	if (rx_k.isa >= 2)
+		i = rx_transpose_avx2(o, x, M, N);
 	for (; i + 4 <= M; i += 4) {
 		int64_t j = 0;
 		for (; j + 4 <= N; j += 4) {
