@@ -38,9 +38,8 @@ import (
 // rowPlan says how a row-separable function's arguments split into row
 // tiles, and what a tile costs.
 type rowPlan struct {
-	sym     int    // the batch symbol's index in funcMeta.syms
-	rowArgs []int  // the arguments (params, then results) whose dim 0 is the batch symbol
-	mask    uint64 // rowArgs as a bit mask (all below 64)
+	sym  int    // the batch symbol's index in funcMeta.syms
+	mask uint64 // bit i: argument i (params, then results) has the batch symbol as dim 0
 	// values are the dims (dimSpec; the batch dim as 1) of every
 	// batch-dependent value, elem their element sizes.
 	values [][]int
@@ -119,7 +118,6 @@ func rowPlanOf(f *ir.Func, symIdx map[string]int) *rowPlan {
 		if i >= 64 {
 			return nil // the C trampoline takes a 64-bit mask of arguments
 		}
-		p.rowArgs = append(p.rowArgs, i)
 		p.mask |= 1 << i
 	}
 	separable := true
