@@ -93,21 +93,7 @@ func benchScoringWith(b *testing.B, fn string, opts native.Options, batches []in
 		if err != nil {
 			b.Fatal(err)
 		}
-		into := map[string]*tensor.Tensor{}
-		for _, r := range pf.Results {
-			shape := make([]int, r.Type.Rank())
-			for i, d := range r.Type.Shape {
-				shape[i] = int(d.Size)
-				if d.IsSym() {
-					shape[i] = batch
-				}
-			}
-			if r.Type.DType == ir.Int64 {
-				into[r.Name] = tensor.NewInt64(shape...)
-			} else {
-				into[r.Name] = tensor.NewFloat32(shape...)
-			}
-		}
+		into, _ := benchOutputs(pf, batch)
 		execs := map[string]func() error{
 			"native":      func() error { _, err := prog.Run(ctx, fn, in); return err },
 			"native-into": func() error { _, err := prog.RunInto(ctx, fn, in, into); return err },
@@ -130,6 +116,30 @@ func benchScoringWith(b *testing.B, fn string, opts native.Options, batches []in
 			})
 		}
 	}
+}
+
+// benchOutputs allocates the outputs of function pf at a batch size, for
+// RunInto, and returns their total element count.
+func benchOutputs(pf *program.Func, batch int) (map[string]*tensor.Tensor, int) {
+	into, elems := map[string]*tensor.Tensor{}, 0
+	for _, r := range pf.Results {
+		shape := make([]int, r.Type.Rank())
+		n := 1
+		for i, d := range r.Type.Shape {
+			shape[i] = int(d.Size)
+			if d.IsSym() {
+				shape[i] = batch
+			}
+			n *= shape[i]
+		}
+		elems += n
+		if r.Type.DType == ir.Int64 {
+			into[r.Name] = tensor.NewInt64(shape...)
+		} else {
+			into[r.Name] = tensor.NewFloat32(shape...)
+		}
+	}
+	return into, elems
 }
 
 // cpuTime is the process's CPU time so far (user and system, all threads:
@@ -157,6 +167,54 @@ func BenchmarkScoreMLP(b *testing.B) { benchScoring(b, "score_mlp", "native", "n
 // BenchmarkScorePipeline is score_pipeline of the reference scenario on
 // native code (Run and RunInto).
 func BenchmarkScorePipeline(b *testing.B) { benchScoring(b, "score_pipeline", "native", "native-into") }
+
+// BenchmarkOps is each single op of the reference functions
+// (testdata/bench_ops.rx) through RunInto at B=1024, in CPU ns per row and
+// per element of its output: what a function's ops cost on their own, so
+// that a function's cost per row at a large batch can be read as the sum
+// of its ops' (scripts/bench_report.py adds them up). 1024 rows keep an
+// op's operands in L2, as the row tiles of a large batch do, and spread
+// the call's own cost to a fraction of a ns per row. copy32 is a function
+// without an op: its input copied to its output.
+func BenchmarkOps(b *testing.B) {
+	src, err := os.ReadFile("testdata/bench_ops.rx")
+	if err != nil {
+		b.Fatal(err)
+	}
+	f, err := program.Parse("bench_ops.rx", src)
+	if err != nil {
+		b.Fatal(err)
+	}
+	p, err := program.Lower(f)
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	prog, err := native.Compile(ctx, p, native.Options{CacheDir: filepath.Join(b.TempDir(), "c")})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer prog.Close()
+	const batch = 1024
+	for _, pf := range f.Funcs {
+		in, err := harness.GenerateInputs(f, pf, batch, f.Seed, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		into, elems := benchOutputs(pf, batch)
+		b.Run(pf.Name, func(b *testing.B) {
+			cpu0 := cpuTime()
+			for b.Loop() {
+				if _, err := prog.RunInto(ctx, pf.Name, in, into); err != nil {
+					b.Fatal(err)
+				}
+			}
+			cpu := float64((cpuTime() - cpu0).Nanoseconds()) / float64(b.N)
+			b.ReportMetric(cpu/batch, "cpu-ns/row")
+			b.ReportMetric(cpu/float64(elems), "cpu-ns/elem")
+		})
+	}
+}
 
 // BenchmarkTileRows runs the three scoring functions at B=4096 and 65536
 // through RunInto with row tiles of each size (native.Options.TileRows:

@@ -4,11 +4,12 @@
 #
 # Builds package native's test binary (and, given BASE_REV, the same
 # benchmarks from that commit, for before/after in the same run), runs
-# BenchmarkScoreLinear/MLP/Pipeline (native), BenchmarkEmptyCall and
-# BenchmarkCompile COUNT times each, then scripts/bench_torch.py
-# (/usr/bin/python3, torch, one thread) on the same functions and batches,
-# and prints the table (scripts/bench_report.py; with BASE_REV also a
-# before/now table of RunInto). Go benchmarks report
+# BenchmarkScoreLinear/MLP/Pipeline (native), BenchmarkEmptyCall,
+# BenchmarkCompile and BenchmarkOps (each op alone) COUNT times each, then
+# scripts/bench_torch.py (/usr/bin/python3, torch, one thread) on the same
+# functions and batches, and prints the table (scripts/bench_report.py;
+# with BASE_REV also a before/now table of RunInto, and the sum of each
+# function's ops beside its cost and eager/4). Go benchmarks report
 # wall-clock ns/row and cpu-ns/row; on a machine shared with other jobs
 # compare within one run, and prefer the CPU figures.
 #
@@ -37,7 +38,7 @@ run() { # binary output
 	# A pattern with a second level skips benchmarks without sub-benchmarks:
 	# the empty call runs on its own.
 	(cd native && "$1" -test.run '^$' -test.bench "$benches" -test.benchtime "$benchtime" -test.count "$count" &&
-		"$1" -test.run '^$' -test.bench '^BenchmarkEmptyCall$' -test.benchtime "$benchtime" -test.count "$count") >"$2" 2>&1
+		"$1" -test.run '^$' -test.bench '^(BenchmarkEmptyCall|BenchmarkOps)$' -test.benchtime "$benchtime" -test.count "$count") >"$2" 2>&1
 }
 echo "benchmarks -> $out" >&2
 if [[ -x "$out/base.test" ]]; then

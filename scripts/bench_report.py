@@ -16,6 +16,18 @@ import sys
 FUNCS = {"BenchmarkScoreLinear": "score_linear", "BenchmarkScoreMLP": "score_mlp",
          "BenchmarkScorePipeline": "score_pipeline"}
 
+# The ops of each reference function (scenarios/reference.rx) as
+# BenchmarkOps measures them (native/testdata/bench_ops.rx), one entry per
+# op the function runs: score_pipeline's phase is 1, so its rounds are
+# Tanh, Relu, Tanh, Relu, and its second Tanh sees values already squashed.
+OPS = {
+    "score_linear": ["classes8", "scale8", "tanh8", "scale8", "tanh8", "softmax8", "argmax8"],
+    "score_mlp": ["hidden32_tanh", "scale32", "tanh32_squashed", "scale32", "tanh32_squashed",
+                  "classes8", "softmax8", "argmax8"],
+    "score_pipeline": ["normalize32", "hidden32", "tanh32", "relu32", "tanh32_squashed", "relu32",
+                       "classes8", "softmax8", "argmax8"],
+}
+
 
 def go_metrics(path):
     best = {}
@@ -98,6 +110,7 @@ def main():
                     continue
                 print(f"{fn:15s} {batch:6d} | {fmt(b[1])} {fmt(i[1])} {fmt(b[1] / i[1], 7, 2)}x |"
                       f" {fmt(t[1] / b[1], 11, 1)}x {fmt(t[1] / i[1], 8, 1)}x")
+    ops_table(new, tor)
     print()
     for name in ("BenchmarkEmptyCall", "BenchmarkEmptyCall/native", "BenchmarkEmptyCall/native-into", "BenchmarkCompile/cold", "BenchmarkCompile/cold-tcc", "BenchmarkCompile/cold-empty-cache", "BenchmarkCompile/warm"):
         for label, src in (("before", base), ("native", new)):
@@ -106,6 +119,28 @@ def main():
                 continue
             parts = [f"{k}={m[k]:.4g}" for k in ("ns/op", "cpu-ns/op", "ms/compile", "allocs/op") if k in m]
             print(f"{name:36s} {label:7s} " + " ".join(parts))
+
+
+def ops_table(best, tor):
+    """The sum of each function's ops (BenchmarkOps, CPU ns per row) beside
+    its RunInto at B=4096 and a quarter of PyTorch eager's time there (the
+    time per row that 4x eager's throughput allows)."""
+    ops = {k.split("/", 1)[1]: m.get("cpu-ns/row") for k, m in best.items() if k.startswith("BenchmarkOps/")}
+    if not ops:
+        return
+    print()
+    print("ops: CPU ns per row of each op alone (BenchmarkOps, B=1024), their sum per function,")
+    print("RunInto at B=4096 and eager/4 (the time per row that 4x PyTorch eager's throughput allows)")
+    print("  " + " ".join(f"{k}={v:.1f}" for k, v in ops.items()))
+    print(f"{'function':15s} | {'ops sum':>8s} {'into cpu':>9s} {'eager/4':>8s} | ops")
+    for bench, fn in FUNCS.items():
+        if any(ops.get(o) is None for o in OPS[fn]):
+            continue
+        total = sum(ops[o] for o in OPS[fn])
+        i = native_row(best, bench, 4096, "native-into")
+        t = tor.get((fn, 4096))
+        print(f"{fn:15s} | {fmt(total, 8)} {fmt(i[1] if i else None)} {fmt(t[1] / 4 if t else None, 8)} | "
+              + " + ".join(OPS[fn]))
 
 
 if __name__ == "__main__":
