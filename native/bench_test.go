@@ -27,11 +27,16 @@ import (
 var benchBatches = []int{1, 16, 128, 4096, 65536}
 
 func benchProgram(b *testing.B) (*program.File, *ir.Program) {
-	src, err := os.ReadFile("testdata/score_linear.rx")
+	return benchFile(b, "score_linear.rx")
+}
+
+// benchFile parses, checks and lowers testdata/NAME.
+func benchFile(b *testing.B, name string) (*program.File, *ir.Program) {
+	src, err := os.ReadFile(filepath.Join("testdata", name))
 	if err != nil {
 		b.Fatal(err)
 	}
-	f, err := program.Parse("score_linear.rx", src)
+	f, err := program.Parse(name, src)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -177,18 +182,7 @@ func BenchmarkScorePipeline(b *testing.B) { benchScoring(b, "score_pipeline", "n
 // the call's own cost to a fraction of a ns per row. copy32 is a function
 // without an op: its input copied to its output.
 func BenchmarkOps(b *testing.B) {
-	src, err := os.ReadFile("testdata/bench_ops.rx")
-	if err != nil {
-		b.Fatal(err)
-	}
-	f, err := program.Parse("bench_ops.rx", src)
-	if err != nil {
-		b.Fatal(err)
-	}
-	p, err := program.Lower(f)
-	if err != nil {
-		b.Fatal(err)
-	}
+	f, p := benchFile(b, "bench_ops.rx")
 	ctx := context.Background()
 	prog, err := native.Compile(ctx, p, native.Options{CacheDir: filepath.Join(b.TempDir(), "c")})
 	if err != nil {
