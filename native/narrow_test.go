@@ -65,19 +65,23 @@ func argmaxRow(x []float32) int64 {
 	return int64(best)
 }
 
-// Softmax and Argmax along the last axis of rows of 8 take two rows to a
-// vector on AVX-512; an odd last row, and other widths, take the
-// row-by-row path. Both give the documented result bit for bit.
-var _ = Describe("narrow rows of Softmax and Argmax", Label("native"), func() {
-	It("give the documented result bit for bit for every width up to 17 and row count on every ISA", func() {
-		_, p := parse("narrow.rx", `package p
+// narrowRows is the program of the narrow-row specs: Argmax and Softmax
+// along the last axis of rows of any width.
+const narrowRows = `package p
 
 func rows(x [B][N]float32) (cls [B]int64, sm [B][N]float32) {
 	cls = Argmax(x, 1)
 	sm = Softmax(x, 1)
 	return
 }
-`)
+`
+
+// Softmax and Argmax along the last axis of rows of 8 take two rows to a
+// vector on AVX-512; an odd last row, and other widths, take the
+// row-by-row path. Both give the documented result bit for bit.
+var _ = Describe("narrow rows of Softmax and Argmax", Label("native"), func() {
+	It("give the documented result bit for bit for every width up to 17 and row count on every ISA", func() {
+		_, p := parse("narrow.rx", narrowRows)
 		nan, inf := float32(math.NaN()), float32(math.Inf(1))
 		negz := float32(math.Copysign(0, -1))
 		pool := []float32{0, negz, 1, 1, -1, 2.5, 2.5, inf, -inf, nan, 3e38, -3e38, 1e-45, -1e-45,
@@ -138,14 +142,7 @@ func rows(x [B][N]float32) (cls [B]int64, sm [B][N]float32) {
 	})
 
 	It("give the row-by-row path's bits, NaN payloads too, on every ISA", func() {
-		_, p := parse("narrow.rx", `package p
-
-func rows(x [B][N]float32) (cls [B]int64, sm [B][N]float32) {
-	cls = Argmax(x, 1)
-	sm = Softmax(x, 1)
-	return
-}
-`)
+		_, p := parse("narrow.rx", narrowRows)
 		negz := float32(math.Copysign(0, -1))
 		pool := []float32{0, negz, 1, 2.5, float32(math.Inf(1)), float32(math.Inf(-1)), 3e38, -1e-45,
 			math.Float32frombits(0x7fc00000), math.Float32frombits(0xffc12345),
