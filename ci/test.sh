@@ -56,7 +56,7 @@ rm -f "$log"
 ci_step "fuzz FuzzParse 20s"
 go test ./program -run '^$' -fuzz FuzzParse -fuzztime 20s
 ci_step "fuzz FuzzCompare 20s"
-go test ./harness -run '^$' -fuzz FuzzCompare -fuzztime 20s
+go test ./compare -run '^$' -fuzz FuzzCompare -fuzztime 20s
 # Random programs, oracle vs fallback, driven by Go's fuzzer.
 ci_step "fuzz FuzzDifferential 30s"
 go test ./fuzz -run '^$' -fuzz FuzzDifferential -fuzztime 30s

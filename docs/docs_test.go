@@ -12,6 +12,8 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/rextio/rxeq/executor"
+	"github.com/rextio/rxeq/fallback"
 	"github.com/rextio/rxeq/fuzz"
 	"github.com/rextio/rxeq/harness"
 	"github.com/rextio/rxeq/program"
@@ -258,7 +260,7 @@ var _ = Describe("the docs", func() {
 					f, err := program.Parse(name, []byte(b.body))
 					Expect(err).NotTo(HaveOccurred())
 					res, err := harness.Run(context.Background(), []*program.File{f}, harness.Options{
-						Executors: []harness.Executor{harness.FallbackExecutor{}},
+						Executors: []executor.Executor{fallback.Executor{}},
 						Parallel:  1,
 					})
 					Expect(err).NotTo(HaveOccurred())

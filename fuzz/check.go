@@ -8,8 +8,12 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/rextio/rxeq/compare"
+	"github.com/rextio/rxeq/executor"
+	"github.com/rextio/rxeq/fallback"
 	"github.com/rextio/rxeq/harness"
 	"github.com/rextio/rxeq/isolate"
+	"github.com/rextio/rxeq/oracle"
 	"github.com/rextio/rxeq/program"
 	"github.com/rextio/rxeq/program/ir"
 	"github.com/rextio/rxeq/tensor"
@@ -21,7 +25,7 @@ import (
 var ErrProgram = errors.New("program does not check")
 
 // DefaultTolerance is the float tolerance of Check: the harness's
-// catalog default (harness.DefaultTolerance: rtol 1e-4, atol 3e-6), so a
+// catalog default (compare.DefaultTolerance: rtol 1e-4, atol 3e-6), so a
 // generated program is held to what a user's program is. Random programs
 // compound float32 rounding in ways hand-written ones do not; the noise
 // runs (see Checker.Check) tell that apart from a bug element by
@@ -31,7 +35,7 @@ var ErrProgram = errors.New("program does not check")
 // against the looser rtol 1e-3, atol 1e-4 used before, a Tanh off by 1e-3
 // above 2 is caught in 368 of the first 1000 programs instead of 88.
 // //rx:tolerance directives override it per output.
-func DefaultTolerance() harness.Tolerance { return harness.DefaultTolerance() }
+func DefaultTolerance() compare.Tolerance { return compare.DefaultTolerance() }
 
 // Kind classifies a Finding.
 type Kind string
@@ -59,11 +63,11 @@ const (
 // Finding is one disagreement between the reference and an executor.
 type Finding struct {
 	Kind      Kind
-	Reference string // the reference executor's name ("oracle")
-	Executor  string // the disagreeing executor's name
-	Func      string // "" for KindPrepare
-	Batch     int    // 0 for KindPrepare
-	Output    string // KindMismatch, KindProblem: the output
+	Reference executor.Name // the reference executor's name ("oracle")
+	Executor  executor.Name // the disagreeing executor's name
+	Func      string        // "" for KindPrepare
+	Batch     int           // 0 for KindPrepare
+	Output    string        // KindMismatch, KindProblem: the output
 	// RefError and GotError are the errors' texts ("" when none), and
 	// RefKind and GotKind their kinds ("division by zero", "unclassified",
 	// "" when none), for KindError and KindReference.
@@ -90,8 +94,8 @@ func (f Finding) String() string {
 // may change while a program shrinks.
 type Signature struct {
 	Kind               Kind
-	Reference          string
-	Executor           string
+	Reference          executor.Name
+	Executor           executor.Name
 	Func               string
 	Output             string
 	RefKind, GotKind   string
@@ -165,14 +169,14 @@ func (r *Report) Has(s Signature) bool {
 // interpreter.
 type Checker struct {
 	// Reference is the executor the others are compared with; default
-	// harness.OracleExecutor.
-	Reference harness.Executor
+	// oracle.Executor.
+	Reference executor.Executor
 	// Executors are compared with the reference; default the fallback
 	// interpreter alone.
-	Executors []harness.Executor
+	Executors []executor.Executor
 	// Tolerance is the float tolerance of outputs without //rx:tolerance;
 	// default DefaultTolerance.
-	Tolerance *harness.Tolerance
+	Tolerance *compare.Tolerance
 	// Batches, when not empty, replaces the program's //rx:batches.
 	Batches []int
 	// NoiseRuns is how many times a function whose output disagrees runs
@@ -197,7 +201,7 @@ type Checker struct {
 
 // Check compares the oracle with the fallback interpreter on src (see
 // Checker.Check); more executors may be listed.
-func Check(ctx context.Context, src []byte, executors ...harness.Executor) (*Report, error) {
+func Check(ctx context.Context, src []byte, executors ...executor.Executor) (*Report, error) {
 	c := Checker{Executors: executors}
 	return c.Check(ctx, src)
 }
@@ -209,7 +213,7 @@ func Check(ctx context.Context, src []byte, executors ...harness.Executor) (*Rep
 // does: float outputs within tolerance with NaN positions and Inf signs
 // equal, int64 outputs exactly except argmax near-ties (an int64 result
 // assigned only Argmax(R, axis) of a float result R is compared with
-// harness.CompareClasses against the reference's R), and errors of the
+// compare.Classes against the reference's R), and errors of the
 // same kind and text.
 //
 // Random programs are sometimes ill-conditioned in float32 even though
@@ -249,11 +253,11 @@ func (c *Checker) Check(ctx context.Context, src []byte) (*Report, error) {
 	}
 	ref := c.Reference
 	if ref == nil {
-		ref = harness.OracleExecutor{}
+		ref = oracle.Executor{}
 	}
 	execs := c.Executors
 	if len(execs) == 0 {
-		execs = []harness.Executor{harness.FallbackExecutor{}}
+		execs = []executor.Executor{fallback.Executor{}}
 	}
 	tol := DefaultTolerance()
 	if c.Tolerance != nil {
@@ -276,10 +280,10 @@ func (c *Checker) Check(ctx context.Context, src []byte) (*Report, error) {
 		limit = harness.DefaultMaxMemory()
 	}
 	sizedRef := ref
-	if _, exact := ref.(harness.OracleExecutor); exact {
+	if _, exact := ref.(oracle.Executor); exact {
 		sizedRef = checkOracle{} // Check runs no blame; its noise runs are counted below
 	}
-	sized := append([]harness.Executor{sizedRef}, execs...)
+	sized := append([]executor.Executor{sizedRef}, execs...)
 	for range c.noiseRuns() {
 		sized = append(sized, noiseOracle{})
 	}
@@ -295,7 +299,7 @@ func (c *Checker) Check(ctx context.Context, src []byte) (*Report, error) {
 		return rep, nil
 	}
 	defer refPrep.Close()
-	preps := make([]harness.Prepared, len(execs))
+	preps := make([]executor.Prepared, len(execs))
 	for i, e := range execs {
 		pp, err := safePrepare(ctx, e, f, p)
 		if err != nil {
@@ -306,8 +310,8 @@ func (c *Checker) Check(ctx context.Context, src []byte) (*Report, error) {
 		preps[i] = pp
 	}
 	for _, fn := range f.Funcs {
-		tols := harness.Tolerances(f, fn, tol)
-		classes := harness.ClassSources(fn)
+		tols := compare.Tolerances(f, fn, tol)
+		classes := compare.ClassSources(fn)
 		for _, batch := range batches {
 			if err := harness.CheckMemory(harness.EstimateMemory(fn, p.Func(fn.Name), batch, nil, sized), limit); err != nil {
 				return nil, err
@@ -339,7 +343,7 @@ func (c *Checker) Check(ctx context.Context, src []byte) (*Report, error) {
 				if err := ctx.Err(); err != nil {
 					return nil, err
 				}
-				if errors.Is(gotErr, harness.ErrUnserved) {
+				if errors.Is(gotErr, executor.ErrUnserved) {
 					continue // an external executor that does not serve fn: nothing to compare
 				}
 				base := Finding{Reference: ref.Name(), Executor: e.Name(), Func: fn.Name, Batch: batch}
@@ -376,8 +380,8 @@ func (c *Checker) Check(ctx context.Context, src []byte) (*Report, error) {
 		if err != nil {
 			return nil, err
 		}
-		all := append([]harness.Executor{ref}, execs...)
-		allPreps := append([]harness.Prepared{refPrep}, preps...)
+		all := append([]executor.Executor{ref}, execs...)
+		allPreps := append([]executor.Prepared{refPrep}, preps...)
 		found, runs, err := c.checkVariants(ctx, f, all, allPreps, vs, batches, seed)
 		rep.Runs += runs
 		if err != nil {
@@ -390,13 +394,13 @@ func (c *Checker) Check(ctx context.Context, src []byte) (*Report, error) {
 
 // noiseOracle stands for one noise run (an oracle run rounding to
 // float32) in the memory estimate of Check.
-type noiseOracle struct{ harness.OracleExecutor }
+type noiseOracle struct{ oracle.Executor }
 
-func (noiseOracle) Name() string { return "oracle noise run" }
+func (noiseOracle) Name() executor.Name { return "oracle noise run" }
 
 // checkOracle is the reference oracle in the memory estimate of Check,
 // which (unlike harness.Run) runs no float32-rounded oracle for a blame.
-type checkOracle struct{ harness.OracleExecutor }
+type checkOracle struct{ oracle.Executor }
 
 // mismatchedOutputs names the outputs of KindMismatch findings.
 func mismatchedOutputs(fs []Finding) map[string]bool {
@@ -421,14 +425,14 @@ func (c *Checker) noiseRuns() int {
 
 // compareRun compares one executor's run with the reference's.
 func compareRun(base Finding, fn *program.Func, want map[string]*tensor.Tensor, wantErr error,
-	got map[string]*tensor.Tensor, gotErr error, tols map[string]harness.Tolerance, classes map[string]harness.ClassSource) []Finding {
+	got map[string]*tensor.Tensor, gotErr error, tols map[string]compare.Tolerance, classes map[string]compare.ClassSource) []Finding {
 	var pe *panicError
 	if errors.As(gotErr, &pe) {
 		base.Kind, base.Detail = KindPanic, pe.Error()
 		return []Finding{base}
 	}
 	if wantErr != nil || gotErr != nil {
-		if ok, msg := harness.CompareErrors(wantErr, gotErr); !ok {
+		if ok, msg := compare.Errors(wantErr, gotErr); !ok {
 			base.Kind, base.Detail = KindError, msg
 			base.RefKind, base.GotKind = errorKind(wantErr), errorKind(gotErr)
 			if wantErr != nil {
@@ -444,22 +448,22 @@ func compareRun(base Finding, fn *program.Func, want map[string]*tensor.Tensor, 
 	var out []Finding
 	for _, r := range fn.Results {
 		w, g := want[r.Name], got[r.Name]
-		var m harness.OutputMetrics
+		var m compare.OutputMetrics
 		switch {
 		case g == nil || w == nil:
-			m = harness.OutputMetrics{Name: r.Name, Problem: "missing output", Report: r.Name + ": missing output"}
+			m = compare.OutputMetrics{Name: r.Name, Problem: "missing output", Report: r.Name + ": missing output"}
 		case r.Type.DType == ir.Int64:
 			if src, ok := classes[r.Name]; ok && want[src.Scores] != nil {
 				var own *tensor.Tensor
 				if src.Final {
 					own = got[src.Scores]
 				}
-				m = harness.CompareClassesOwn(r.Name, w, g, want[src.Scores], own, src.Axis, tols[src.Scores])
+				m = compare.ClassesOwn(r.Name, w, g, want[src.Scores], own, src.Axis, tols[src.Scores])
 			} else {
-				m = harness.CompareToOracle(r.Name, w, g, harness.Tolerance{})
+				m = compare.ToOracle(r.Name, w, g, compare.Tolerance{})
 			}
 		default:
-			m = harness.CompareToOracle(r.Name, w, g, tols[r.Name])
+			m = compare.ToOracle(r.Name, w, g, tols[r.Name])
 		}
 		if m.OK {
 			continue
@@ -527,7 +531,7 @@ type panicError struct{ msg string }
 
 func (p *panicError) Error() string { return p.msg }
 
-func safePrepare(ctx context.Context, e harness.Executor, f *program.File, p *ir.Program) (pp harness.Prepared, err error) {
+func safePrepare(ctx context.Context, e executor.Executor, f *program.File, p *ir.Program) (pp executor.Prepared, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			pp, err = nil, fmt.Errorf("%s: panic while preparing: %v", e.Name(), r)
@@ -538,7 +542,7 @@ func safePrepare(ctx context.Context, e harness.Executor, f *program.File, p *ir
 
 // safeRun runs fn on a private copy of the inputs, turning a panic into a
 // *panicError.
-func safeRun(ctx context.Context, p harness.Prepared, fn string, inputs map[string]*tensor.Tensor) (out map[string]*tensor.Tensor, err error) {
+func safeRun(ctx context.Context, p executor.Prepared, fn string, inputs map[string]*tensor.Tensor) (out map[string]*tensor.Tensor, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			out, err = nil, &panicError{msg: fmt.Sprintf("panic: %v", r)}

@@ -9,6 +9,8 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/rextio/rxeq/compare"
+	"github.com/rextio/rxeq/executor"
 	"github.com/rextio/rxeq/fuzz"
 	"github.com/rextio/rxeq/harness"
 	"github.com/rextio/rxeq/isolate"
@@ -62,8 +64,8 @@ var _ = Describe("Check", func() {
 		Expect(rep.Findings).To(HaveLen(4))
 		f := rep.Findings[0]
 		Expect(f.Kind).To(Equal(fuzz.KindMismatch))
-		Expect(f.Reference).To(Equal("oracle"))
-		Expect(f.Executor).To(Equal("skewed"))
+		Expect(f.Reference).To(Equal(executor.Name("oracle")))
+		Expect(f.Executor).To(Equal(executor.Name("skewed")))
 		Expect(f.Func).To(Equal("plain"))
 		Expect(f.Batch).To(Equal(1))
 		Expect(f.Output).To(Equal("y"))
@@ -167,8 +169,8 @@ func f(n int64) (k int64) {
 	})
 
 	It("uses the given tolerance and batches", func() {
-		c := &fuzz.Checker{Executors: []harness.Executor{skewed{name: "skewed", delta: 0.01}},
-			Tolerance: &harness.Tolerance{ATol: 0.02}, Batches: []int{2}}
+		c := &fuzz.Checker{Executors: []executor.Executor{skewed{name: "skewed", delta: 0.01}},
+			Tolerance: &compare.Tolerance{ATol: 0.02}, Batches: []int{2}}
 		rep, err := c.Check(ctx, []byte(twoFuncs))
 		Expect(err).NotTo(HaveOccurred())
 		Expect(rep.OK()).To(BeTrue())

@@ -16,7 +16,7 @@
 //		…save p.Source and small…
 //	}
 //
-// Executors are harness.Executor values, so the native backend, a
+// Executors are executor.Executor values, so the native backend, a
 // crash-isolating wrapper or a deliberately perturbed test executor plug in
 // through Checker.Executors without changes here. An executor that is also
 // a Prebuilder (the isolated native backend with an isolate.Pool) can be

@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/rextio/rxeq/executor"
 	"github.com/rextio/rxeq/harness"
 	"github.com/rextio/rxeq/program"
 	"github.com/rextio/rxeq/tensor"
@@ -199,7 +200,7 @@ func usesName(n ast.Node, name string) bool {
 // orig, one per executor in execs, nil where preparation failed) and of
 // each variant at every batch, and reports where an executor's outputs
 // differ bit for bit, or its error kinds differ.
-func (c *Checker) checkVariants(ctx context.Context, f *program.File, execs []harness.Executor, orig []harness.Prepared, variants []Variant, batches []int, seed uint64) ([]Finding, int, error) {
+func (c *Checker) checkVariants(ctx context.Context, f *program.File, execs []executor.Executor, orig []executor.Prepared, variants []Variant, batches []int, seed uint64) ([]Finding, int, error) {
 	var found []Finding
 	runs := 0
 	for _, v := range variants {

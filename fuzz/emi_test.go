@@ -9,8 +9,9 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/rextio/rxeq/executor"
+	"github.com/rextio/rxeq/fallback"
 	"github.com/rextio/rxeq/fuzz"
-	"github.com/rextio/rxeq/harness"
 	"github.com/rextio/rxeq/program"
 	"github.com/rextio/rxeq/program/ir"
 	"github.com/rextio/rxeq/tensor"
@@ -22,10 +23,10 @@ import (
 // a metamorphic check can see.
 type shapeSensitive struct{}
 
-func (shapeSensitive) Name() string { return "shape-sensitive" }
+func (shapeSensitive) Name() executor.Name { return "shape-sensitive" }
 
-func (shapeSensitive) Prepare(ctx context.Context, f *program.File, p *ir.Program) (harness.Prepared, error) {
-	inner, err := harness.FallbackExecutor{}.Prepare(ctx, f, p)
+func (shapeSensitive) Prepare(ctx context.Context, f *program.File, p *ir.Program) (executor.Prepared, error) {
+	inner, err := fallback.Executor{}.Prepare(ctx, f, p)
 	if err != nil {
 		return nil, err
 	}
@@ -41,11 +42,11 @@ func (shapeSensitive) Prepare(ctx context.Context, f *program.File, p *ir.Progra
 }
 
 type shapePrepared struct {
-	inner harness.Prepared
+	inner executor.Prepared
 	split bool
 }
 
-func (p shapePrepared) Run(ctx context.Context, fn string, in map[string]*tensor.Tensor) (harness.Outcome, error) {
+func (p shapePrepared) Run(ctx context.Context, fn string, in map[string]*tensor.Tensor) (executor.Outcome, error) {
 	out, err := p.inner.Run(ctx, fn, in)
 	if err != nil || !p.split {
 		return out, err
@@ -111,19 +112,19 @@ func f(x [B][3]float32) (y [B][3]float32) {
 	return
 }
 `
-		plain := fuzz.Checker{Executors: []harness.Executor{shapeSensitive{}}}
+		plain := fuzz.Checker{Executors: []executor.Executor{shapeSensitive{}}}
 		rep, err := plain.Check(ctx, []byte(src))
 		Expect(err).NotTo(HaveOccurred())
 		Expect(rep.Findings).To(BeEmpty(), "one ULP is inside the tolerance")
 
 		found := false
 		for seed := uint64(0); seed < 20 && !found; seed++ {
-			emi := fuzz.Checker{Executors: []harness.Executor{shapeSensitive{}}, Metamorphic: 3}
+			emi := fuzz.Checker{Executors: []executor.Executor{shapeSensitive{}}, Metamorphic: 3}
 			rep, err := emi.Check(ctx, []byte(strings.Replace(src, "package m", "//rx:seed "+strconv.FormatUint(seed, 10)+"\npackage m", 1)))
 			Expect(err).NotTo(HaveOccurred())
 			for _, f := range rep.Findings {
 				Expect(f.Kind).To(Equal(fuzz.KindMetamorphic))
-				Expect(f.Executor).To(Equal("shape-sensitive"))
+				Expect(f.Executor).To(Equal(executor.Name("shape-sensitive")))
 				Expect(f.Detail).To(ContainSubstring("split at"))
 				Expect(f.Detail).To(ContainSubstring("differs bit for bit: y: at [0 0]"))
 				found = true

@@ -9,8 +9,10 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/rextio/rxeq/executor"
+	"github.com/rextio/rxeq/executor/builtin"
+	"github.com/rextio/rxeq/fallback"
 	"github.com/rextio/rxeq/fuzz"
-	"github.com/rextio/rxeq/harness"
 	"github.com/rextio/rxeq/native"
 )
 
@@ -23,16 +25,16 @@ var knownBugs = map[string]string{}
 // rxeq is built with cgo, the native backend building into a private
 // cache, and torch where libtorch is installed too (building into the
 // user's cache, so that its runtime is compiled once).
-func allExecutors() []harness.Executor {
-	all := []harness.Executor{harness.FallbackExecutor{}}
-	if err := harness.NativeAvailable(); err != nil {
+func allExecutors() []executor.Executor {
+	all := []executor.Executor{fallback.Executor{}}
+	if err := native.Available(); err != nil {
 		GinkgoWriter.Println("native not checked: " + err.Error())
 		return all
 	}
 	if _, err := exec.LookPath("cc"); err == nil {
-		all = append(all, harness.NativeExecutor{Options: native.Options{CacheDir: GinkgoT().TempDir()}})
-		if err := harness.TorchAvailable(); err == nil {
-			all = append(all, harness.TorchExecutor{})
+		all = append(all, native.Executor{Options: native.Options{CacheDir: GinkgoT().TempDir()}})
+		if err := builtin.Available(executor.Torch); err == nil {
+			all = append(all, native.Executor{Options: native.Options{Runtime: executor.Torch}})
 		} else {
 			GinkgoWriter.Println("torch not checked: " + err.Error())
 		}

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 
-	"github.com/rextio/rxeq/harness"
+	"github.com/rextio/rxeq/executor"
+	"github.com/rextio/rxeq/fallback"
+	"github.com/rextio/rxeq/oracle"
 	"github.com/rextio/rxeq/program"
 	"github.com/rextio/rxeq/program/ir"
 	"github.com/rextio/rxeq/tensor"
@@ -14,17 +16,17 @@ import (
 // that trigger says so: it adds delta to every float output, or fails
 // with err, or panics.
 type skewed struct {
-	name    string
+	name    executor.Name
 	trigger func(fn *program.Func) bool
 	delta   float32
 	err     error
 	panics  bool
 }
 
-func (s skewed) Name() string { return s.name }
+func (s skewed) Name() executor.Name { return s.name }
 
-func (s skewed) Prepare(ctx context.Context, f *program.File, p *ir.Program) (harness.Prepared, error) {
-	inner, err := harness.FallbackExecutor{}.Prepare(ctx, f, p)
+func (s skewed) Prepare(ctx context.Context, f *program.File, p *ir.Program) (executor.Prepared, error) {
+	inner, err := fallback.Executor{}.Prepare(ctx, f, p)
 	if err != nil {
 		return nil, err
 	}
@@ -34,10 +36,10 @@ func (s skewed) Prepare(ctx context.Context, f *program.File, p *ir.Program) (ha
 type skewedPrepared struct {
 	s     skewed
 	f     *program.File
-	inner harness.Prepared
+	inner executor.Prepared
 }
 
-func (p skewedPrepared) Run(ctx context.Context, fn string, in map[string]*tensor.Tensor) (harness.Outcome, error) {
+func (p skewedPrepared) Run(ctx context.Context, fn string, in map[string]*tensor.Tensor) (executor.Outcome, error) {
 	out, err := p.inner.Run(ctx, fn, in)
 	if p.s.trigger != nil && !p.s.trigger(p.f.Func(fn)) {
 		return out, err
@@ -46,7 +48,7 @@ func (p skewedPrepared) Run(ctx context.Context, fn string, in map[string]*tenso
 	case p.s.panics:
 		panic("skewed executor")
 	case p.s.err != nil:
-		return harness.Outcome{}, p.s.err
+		return executor.Outcome{}, p.s.err
 	case err != nil:
 		return out, err
 	}
@@ -121,13 +123,13 @@ var errSkewed = errors.New("skewed failure")
 
 // counting is an executor that counts its preparations.
 type counting struct {
-	harness.Executor
+	executor.Executor
 	prepared int
 }
 
-func (c *counting) Name() string { return "counting" }
+func (c *counting) Name() executor.Name { return "counting" }
 
-func (c *counting) Prepare(ctx context.Context, f *program.File, p *ir.Program) (harness.Prepared, error) {
+func (c *counting) Prepare(ctx context.Context, f *program.File, p *ir.Program) (executor.Prepared, error) {
 	c.prepared++
 	return c.Executor.Prepare(ctx, f, p)
 }
@@ -135,19 +137,19 @@ func (c *counting) Prepare(ctx context.Context, f *program.File, p *ir.Program) 
 // offsetOracle is the oracle with delta added to every float output.
 type offsetOracle struct{ delta float64 }
 
-func (offsetOracle) Name() string { return "oracle" }
+func (offsetOracle) Name() executor.Name { return "oracle" }
 
-func (o offsetOracle) Prepare(ctx context.Context, f *program.File, p *ir.Program) (harness.Prepared, error) {
-	inner, err := harness.OracleExecutor{}.Prepare(ctx, f, p)
+func (o offsetOracle) Prepare(ctx context.Context, f *program.File, p *ir.Program) (executor.Prepared, error) {
+	inner, err := oracle.Executor{}.Prepare(ctx, f, p)
 	return offsetPrepared{o.delta, inner}, err
 }
 
 type offsetPrepared struct {
 	delta float64
-	inner harness.Prepared
+	inner executor.Prepared
 }
 
-func (p offsetPrepared) Run(ctx context.Context, fn string, in map[string]*tensor.Tensor) (harness.Outcome, error) {
+func (p offsetPrepared) Run(ctx context.Context, fn string, in map[string]*tensor.Tensor) (executor.Outcome, error) {
 	out, err := p.inner.Run(ctx, fn, in)
 	for _, t := range out.Outputs {
 		for i := range t.F64 {
@@ -166,20 +168,20 @@ type constant struct {
 	v         float32
 }
 
-func (c constant) Name() string { return c.name }
+func (c constant) Name() executor.Name { return executor.Name(c.name) }
 
-func (c constant) Prepare(ctx context.Context, f *program.File, p *ir.Program) (harness.Prepared, error) {
-	inner, err := harness.FallbackExecutor{}.Prepare(ctx, f, p)
+func (c constant) Prepare(ctx context.Context, f *program.File, p *ir.Program) (executor.Prepared, error) {
+	inner, err := fallback.Executor{}.Prepare(ctx, f, p)
 	return constantPrepared{c.out, c.v, inner}, err
 }
 
 type constantPrepared struct {
 	out   string
 	v     float32
-	inner harness.Prepared
+	inner executor.Prepared
 }
 
-func (p constantPrepared) Run(ctx context.Context, fn string, in map[string]*tensor.Tensor) (harness.Outcome, error) {
+func (p constantPrepared) Run(ctx context.Context, fn string, in map[string]*tensor.Tensor) (executor.Outcome, error) {
 	out, err := p.inner.Run(ctx, fn, in)
 	if t := out.Outputs[p.out]; t != nil {
 		for i := range t.F32 {

@@ -6,7 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 
-	"github.com/rextio/rxeq/harness"
+	"github.com/rextio/rxeq/compare"
 	"github.com/rextio/rxeq/oracle"
 	"github.com/rextio/rxeq/program"
 	"github.com/rextio/rxeq/tensor"
@@ -70,7 +70,7 @@ func (s samples) plausibleInt(name string, i int, v int64) bool {
 // after float32 rounding: a NaN or an infinity that some sample shows, or
 // a finite value within the range [lo, hi] of the finite samples
 // stretched by tol.Allowed(v) plus NoiseFactor·(hi − lo) on each side.
-func (s samples) plausibleFloat(name string, i int, v float64, tol harness.Tolerance) bool {
+func (s samples) plausibleFloat(name string, i int, v float64, tol compare.Tolerance) bool {
 	lo, hi, finite := math.Inf(1), math.Inf(-1), false
 	for _, run := range s {
 		t := run[name]
@@ -122,7 +122,7 @@ func floatAt(t *tensor.Tensor, i int) float64 {
 // noise explains the difference, whichever side is nearer the exact
 // value. The comparison that follows then judges only what rounding
 // cannot explain. want and got are not modified.
-func (s samples) relax(got, want map[string]*tensor.Tensor, tols map[string]harness.Tolerance, only map[string]bool) (map[string]*tensor.Tensor, int) {
+func (s samples) relax(got, want map[string]*tensor.Tensor, tols map[string]compare.Tolerance, only map[string]bool) (map[string]*tensor.Tensor, int) {
 	out := make(map[string]*tensor.Tensor, len(want))
 	excused := 0
 	for name, w := range want {

@@ -9,8 +9,9 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/rextio/rxeq/executor"
+	"github.com/rextio/rxeq/fallback"
 	"github.com/rextio/rxeq/fuzz"
-	"github.com/rextio/rxeq/harness"
 )
 
 var _ = Describe("float32 rounding noise", func() {
@@ -61,7 +62,7 @@ var _ = Describe("float32 rounding noise", func() {
 		Expect(err).NotTo(HaveOccurred())
 		a, err := (&fuzz.Checker{}).Check(ctx, src)
 		Expect(err).NotTo(HaveOccurred())
-		b, err := (&fuzz.Checker{Executors: []harness.Executor{harness.FallbackExecutor{}}}).Check(ctx, src)
+		b, err := (&fuzz.Checker{Executors: []executor.Executor{fallback.Executor{}}}).Check(ctx, src)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(a.Excused).To(BeNumerically(">", 0))
 		Expect(b).To(Equal(a))

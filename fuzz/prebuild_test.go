@@ -7,8 +7,9 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/rextio/rxeq/executor"
+	"github.com/rextio/rxeq/fallback"
 	"github.com/rextio/rxeq/fuzz"
-	"github.com/rextio/rxeq/harness"
 	"github.com/rextio/rxeq/program"
 	"github.com/rextio/rxeq/program/ir"
 )
@@ -20,7 +21,7 @@ type recorder struct {
 	prebuilt, prepared []string
 }
 
-func (r *recorder) Name() string { return "recorder" }
+func (r *recorder) Name() executor.Name { return "recorder" }
 
 func (r *recorder) Prebuild(_ context.Context, ps []*ir.Program) error {
 	r.mu.Lock()
@@ -31,17 +32,17 @@ func (r *recorder) Prebuild(_ context.Context, ps []*ir.Program) error {
 	return nil
 }
 
-func (r *recorder) Prepare(ctx context.Context, f *program.File, p *ir.Program) (harness.Prepared, error) {
+func (r *recorder) Prepare(ctx context.Context, f *program.File, p *ir.Program) (executor.Prepared, error) {
 	r.mu.Lock()
 	r.prepared = append(r.prepared, p.File+"\n"+p.String())
 	r.mu.Unlock()
-	return harness.FallbackExecutor{}.Prepare(ctx, f, p)
+	return fallback.Executor{}.Prepare(ctx, f, p)
 }
 
 var _ = Describe("Checker.Prebuild", func() {
 	It("hands a Prebuilder exactly the programs, variants included, that Check then prepares", func() {
 		rec := &recorder{}
-		c := &fuzz.Checker{Executors: []harness.Executor{harness.FallbackExecutor{}, rec}, Metamorphic: 1}
+		c := &fuzz.Checker{Executors: []executor.Executor{fallback.Executor{}, rec}, Metamorphic: 1}
 		var srcs [][]byte
 		for seed := uint64(1); seed <= 6; seed++ {
 			srcs = append(srcs, fuzz.Generate(seed, fuzz.Config{}).Source)
@@ -60,7 +61,7 @@ var _ = Describe("Checker.Prebuild", func() {
 		c := &fuzz.Checker{}
 		Expect(c.Prebuild(context.Background(), [][]byte{[]byte("package p\nfunc")})).To(Succeed())
 		rec := &recorder{}
-		c = &fuzz.Checker{Executors: []harness.Executor{rec}}
+		c = &fuzz.Checker{Executors: []executor.Executor{rec}}
 		Expect(c.Prebuild(context.Background(), [][]byte{[]byte("package p\nfunc"), fuzz.Generate(3, fuzz.Config{}).Source})).To(Succeed())
 		Expect(rec.prebuilt).To(HaveLen(1))
 	})
@@ -86,7 +87,7 @@ func (s *prebuildingSkewed) Prebuild(_ context.Context, ps []*ir.Program) error 
 	return nil
 }
 
-func (s *prebuildingSkewed) Prepare(ctx context.Context, f *program.File, p *ir.Program) (harness.Prepared, error) {
+func (s *prebuildingSkewed) Prepare(ctx context.Context, f *program.File, p *ir.Program) (executor.Prepared, error) {
 	s.mu.Lock()
 	s.prepared = append(s.prepared, p.File+"\n"+p.String())
 	s.mu.Unlock()

@@ -14,7 +14,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/rextio/rxeq/harness"
+	"github.com/rextio/rxeq/executor"
 	"github.com/rextio/rxeq/program"
 )
 
@@ -271,8 +271,8 @@ func (r Reducer) ReduceFinding(ctx context.Context, src []byte, f Finding, c *Ch
 
 // only returns a copy of c whose executors are those named name, or all
 // of c's when none is (a finding of the reference).
-func (c *Checker) only(name string) *Checker {
-	var keep []harness.Executor
+func (c *Checker) only(name executor.Name) *Checker {
+	var keep []executor.Executor
 	for _, e := range c.Executors {
 		if e.Name() == name {
 			keep = append(keep, e)

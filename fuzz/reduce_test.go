@@ -9,8 +9,9 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/rextio/rxeq/executor"
+	"github.com/rextio/rxeq/fallback"
 	"github.com/rextio/rxeq/fuzz"
-	"github.com/rextio/rxeq/harness"
 	"github.com/rextio/rxeq/program"
 )
 
@@ -51,7 +52,7 @@ var _ = Describe("Reduce", func() {
 
 	It("keeps a disagreement's signature while shrinking it", func() {
 		sk := skewed{name: "skewed", delta: 0.01, trigger: hasTanhOfRank2}
-		c := &fuzz.Checker{Executors: []harness.Executor{sk}}
+		c := &fuzz.Checker{Executors: []executor.Executor{sk}}
 		var finding fuzz.Finding
 		p := firstSeed(big, func(p fuzz.Program) bool {
 			rep, err := c.Check(ctx, p.Source)
@@ -77,7 +78,7 @@ var _ = Describe("Reduce", func() {
 	It("builds the candidates it tests ahead, in batches, and reduces to the same program as without", func() {
 		sk := skewed{name: "skewed", delta: 0.01, trigger: hasTanhOfRank2}
 		pb := &prebuildingSkewed{skewed: sk}
-		c := &fuzz.Checker{Executors: []harness.Executor{pb}, Metamorphic: 1}
+		c := &fuzz.Checker{Executors: []executor.Executor{pb}, Metamorphic: 1}
 		var finding fuzz.Finding
 		p := firstSeed(big, func(p fuzz.Program) bool {
 			rep, err := c.Check(ctx, p.Source)
@@ -90,7 +91,7 @@ var _ = Describe("Reduce", func() {
 		pb.prebuilt, pb.prepared, pb.builds = nil, nil, nil
 		small, st, err := fuzz.ReduceFinding(ctx, p.Source, finding, c)
 		Expect(err).NotTo(HaveOccurred())
-		plain := &fuzz.Checker{Executors: []harness.Executor{sk}, Metamorphic: 1}
+		plain := &fuzz.Checker{Executors: []executor.Executor{sk}, Metamorphic: 1}
 		want, _, err := fuzz.ReduceFinding(ctx, p.Source, finding, plain)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(string(small)).To(Equal(string(want)))
@@ -114,8 +115,8 @@ var _ = Describe("Reduce", func() {
 
 	It("runs candidates only through the executor that disagreed", func() {
 		sk := skewed{name: "skewed", delta: 0.01, trigger: hasTanhOfRank2}
-		other := &counting{Executor: harness.FallbackExecutor{}}
-		c := &fuzz.Checker{Executors: []harness.Executor{other, sk}}
+		other := &counting{Executor: fallback.Executor{}}
+		c := &fuzz.Checker{Executors: []executor.Executor{other, sk}}
 		var finding fuzz.Finding
 		p := firstSeed(big, func(p fuzz.Program) bool {
 			rep, err := c.Check(ctx, p.Source)
@@ -125,7 +126,7 @@ var _ = Describe("Reduce", func() {
 			finding = rep.Findings[0]
 			return true
 		})
-		Expect(finding.Executor).To(Equal("skewed"))
+		Expect(finding.Executor).To(Equal(executor.Name("skewed")))
 		before := other.prepared
 		_, st, err := fuzz.ReduceFinding(ctx, p.Source, finding, c)
 		Expect(err).NotTo(HaveOccurred())

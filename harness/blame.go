@@ -4,7 +4,8 @@ import (
 	"context"
 	"math"
 
-	"github.com/rextio/rxeq/oracle"
+	"github.com/rextio/rxeq/compare"
+	"github.com/rextio/rxeq/executor"
 	"github.com/rextio/rxeq/program"
 	"github.com/rextio/rxeq/program/ir"
 	"github.com/rextio/rxeq/tensor"
@@ -27,10 +28,10 @@ const (
 	BlameExecutor Blame = "executor"
 )
 
-// roundedReference runs fn through the oracle with float32 rounding to
-// nearest at every op; nil when that run fails.
-func roundedReference(ctx context.Context, fn *program.Func, inputs map[string]*tensor.Tensor) map[string]*tensor.Tensor {
-	out, err := oracle.RunWith(ctx, fn, inputs, oracle.Options{Nearest: true})
+// roundedReference runs fn through the reference (the oracle) with
+// float32 rounding to nearest at every op; nil when that run fails.
+func roundedReference(ctx context.Context, ref executor.Rounder, fn *program.Func, inputs map[string]*tensor.Tensor) map[string]*tensor.Tensor {
+	out, err := ref.RunRounded(ctx, fn, inputs)
 	if err != nil {
 		return nil
 	}
@@ -40,7 +41,7 @@ func roundedReference(ctx context.Context, fn *program.Func, inputs map[string]*
 // blameOutputs decides the blame of an output mismatch between want (the
 // exact reference) and got, given rounded, the float32-rounding reference
 // (nil: BlameExecutor). Only the outputs judged not OK in metrics count.
-func blameOutputs(fn *program.Func, metrics []OutputMetrics, want, got, rounded map[string]*tensor.Tensor, tols map[string]Tolerance) Blame {
+func blameOutputs(fn *program.Func, metrics []compare.OutputMetrics, want, got, rounded map[string]*tensor.Tensor, tols map[string]compare.Tolerance) Blame {
 	if rounded == nil {
 		return BlameExecutor
 	}
@@ -90,7 +91,7 @@ func blameOutputs(fn *program.Func, metrics []OutputMetrics, want, got, rounded 
 
 // within is the comparison's element rule: NaN matches NaN, an infinity
 // only itself, finite values within tol.Allowed(want).
-func within(want, got float64, tol Tolerance) bool {
+func within(want, got float64, tol compare.Tolerance) bool {
 	switch {
 	case math.IsNaN(want) || math.IsNaN(got):
 		return math.IsNaN(want) && math.IsNaN(got)

@@ -6,6 +6,8 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/rextio/rxeq/executor"
+	"github.com/rextio/rxeq/fallback"
 	"github.com/rextio/rxeq/harness"
 	"github.com/rextio/rxeq/program"
 	"github.com/rextio/rxeq/tensor"
@@ -45,8 +47,8 @@ func small(x [B][2]float32) (y [B][2]float32) {
 	})
 
 	It("blames the executor when float32 rounding does not explain the mismatch", func() {
-		off := hookExecutor{name: "off", inner: harness.FallbackExecutor{},
-			after: func(fn string, _ map[string]*tensor.Tensor, out *harness.Outcome, _ *error) {
+		off := hookExecutor{name: "off", inner: fallback.Executor{},
+			after: func(fn string, _ map[string]*tensor.Tensor, out *executor.Outcome, _ *error) {
 				if fn == "small" {
 					y := out.Outputs["y"].Clone()
 					y.F32[1] += 0.01
@@ -54,7 +56,7 @@ func small(x [B][2]float32) (y [B][2]float32) {
 				}
 			}}
 		res, err := harness.Run(context.Background(), []*program.File{parseRx("blame.rx", src)},
-			harness.Options{Executors: []harness.Executor{off}})
+			harness.Options{Executors: []executor.Executor{off}})
 		Expect(err).NotTo(HaveOccurred())
 		cs := byExecutor(res.Cases, "off")
 		Expect(cs[1].Function).To(Equal("small"))

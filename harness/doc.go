@@ -66,42 +66,14 @@
 // fail, an error or a skip in full. Result.OK is true when every case
 // passed or was skipped and every lock held.
 //
-// # Comparison
+// # Judgement and locks
 //
-// CompareToOracle judges a float output element by element:
-// |got − want| ≤ ATol + RTol·|want| with want the reference's value; NaN
-// must be NaN at the same index and ±Inf must match exactly; +0 equals −0.
-// The tolerance is the file's //rx:tolerance for that output (Tolerances),
-// else Options.Tolerance, else DefaultTolerance (RTol 1e-4, ATol 3e-6,
-// measured on the catalog; see runner_tolerance.go). int64 outputs match
-// exactly, except class outputs (ClassSources: results assigned only
-// Argmax of a float result), which CompareClassesOwn judges with the
-// near-tie rule: where the reference's best scores in a row are within
-// tolerance of each other, any of them is accepted and the row is
-// reported; and, where the scores are final when the classes are taken,
-// each class must also be the argmax of the executor's own scores, so an
-// exact tie is broken the first-index way. When a case fails on its
-// outputs, the oracle runs once more rounding every op to float32, and
-// Case.Blame says whether float32 itself explains the mismatch
-// (BlameFloat32, as for an Exp that overflows) or the executor does
-// (BlameExecutor); the status stays StatusFail either way. Errors are
-// compared by CompareErrors: the same kind (the ir.Err* sentinel) and the
-// same text as the reference's. CompareULP measures each executor's float
-// outputs against the ULPBase executor (the fallback by default) in float32
-// ULPs; ULPs are reported, never judged. Every comparison yields metrics
-// (greatest absolute and relative differences and their indices, mismatch
-// counts, the worst index, near-ties) and a one-line report.
-//
-// # Source locks
-//
-// CheckLock checks the //rx:lock and //rx:lock-not lines of one function
-// against generated C, scoped to the body of that function's C definition
-// (found structurally, so another function can never satisfy a check):
-// "…" is a literal substring and `…` an RE2 regexp; positive checks match
-// in order, each after the previous match; lock-not must not match
-// anywhere in the body. A failure names the check and where the search
-// started, and prints the body with the nearest near-miss line marked.
-// Run checks the locks of every function against native.Generate's C
-// (no compiler needed) unless Options.SkipLocks; CFunction extracts one
-// function's C, as `rxeq gen --func` prints it.
+// The comparison rules live in package compare and the source lock in
+// package lock; the runner applies them to every case (compare.ToOracle, the
+// near-tie rule of compare.ClassesOwn, compare.Errors) and checks every function's //rx:lock lines against
+// native.Generate's C (no compiler needed) unless Options.SkipLocks. When
+// a case fails on its outputs, the oracle runs once more rounding every
+// op to float32, and Case.Blame says whether float32 itself explains the
+// mismatch (BlameFloat32, as for an Exp that overflows) or the executor
+// does (BlameExecutor); the status stays StatusFail either way.
 package harness

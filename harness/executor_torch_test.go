@@ -8,8 +8,13 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/rextio/rxeq/executor"
+	"github.com/rextio/rxeq/executor/builtin"
+	"github.com/rextio/rxeq/fallback"
 	"github.com/rextio/rxeq/harness"
+	"github.com/rextio/rxeq/lock"
 	"github.com/rextio/rxeq/native"
+	"github.com/rextio/rxeq/oracle"
 	"github.com/rextio/rxeq/program"
 	"github.com/rextio/rxeq/scenarios"
 	"github.com/rextio/rxeq/tensor"
@@ -19,7 +24,7 @@ import (
 // RXEQ_REQUIRE_TORCH set (ci/test.sh) a missing libtorch fails it.
 func needTorch() {
 	GinkgoHelper()
-	if err := harness.TorchAvailable(); err != nil {
+	if err := builtin.Available(executor.Torch); err != nil {
 		if os.Getenv("RXEQ_REQUIRE_TORCH") != "" {
 			Fail("libtorch is required here (RXEQ_REQUIRE_TORCH is set) but: " + err.Error())
 		}
@@ -38,7 +43,7 @@ var _ = Describe("The torch executor", Label("native", "torch"), func() {
 		Expect(err).NotTo(HaveOccurred())
 		Expect(res.Unavailable).To(BeEmpty())
 		// Every group × oracle, fallback, native, torch.
-		per := map[string]int{}
+		per := map[executor.Name]int{}
 		for _, c := range res.Cases {
 			per[c.Executor]++
 		}
@@ -59,7 +64,7 @@ var _ = Describe("The torch executor", Label("native", "torch"), func() {
 		}
 		preps := 0
 		for _, p := range res.Preparations {
-			if p.Executor == harness.PathTorch {
+			if p.Executor == executor.Torch {
 				preps++
 				Expect(p.Error).To(BeEmpty())
 				Expect(p.Framework).To(HavePrefix("libtorch "))
@@ -75,14 +80,14 @@ var _ = Describe("The torch executor", Label("native", "torch"), func() {
 		for _, f := range files {
 			p, err := program.Lower(f)
 			Expect(err).NotTo(HaveOccurred())
-			tp, err := harness.TorchExecutor{}.Prepare(ctx, f, p)
+			tp, err := native.Executor{Options: native.Options{Runtime: executor.Torch}}.Prepare(ctx, f, p)
 			Expect(err).NotTo(HaveOccurred())
 			src, err := native.Generate(p)
 			Expect(err).NotTo(HaveOccurred())
-			Expect(tp.(harness.NativePrepared).Source()).To(Equal(src), harness.ScenarioName(f))
+			Expect(tp.(executor.Built).Source()).To(Equal(src), f.ScenarioName())
 			for _, fn := range f.Funcs {
 				if len(fn.Locks) > 0 {
-					Expect(harness.CheckLock(tp.(harness.NativePrepared).Source(), native.CFuncName(fn.Name), fn.Locks).OK).To(BeTrue(), fn.Name)
+					Expect(lock.Check(tp.(executor.Built).Source(), native.CFuncName(fn.Name), fn.Locks).OK).To(BeTrue(), fn.Name)
 				}
 			}
 			Expect(tp.Close()).To(Succeed())
@@ -105,8 +110,8 @@ func f(x [B][2]float32, y [B]float32, d int64) (z [B][2]float32) {
 `)
 		p, err := program.Lower(f)
 		Expect(err).NotTo(HaveOccurred())
-		execs := []harness.Executor{harness.OracleExecutor{}, harness.FallbackExecutor{}, harness.NativeExecutor{}, harness.TorchExecutor{}}
-		var preps []harness.Prepared
+		execs := []executor.Executor{oracle.Executor{}, fallback.Executor{}, native.Executor{}, native.Executor{Options: native.Options{Runtime: executor.Torch}}}
+		var preps []executor.Prepared
 		for _, e := range execs {
 			pr, err := e.Prepare(ctx, f, p)
 			Expect(err).NotTo(HaveOccurred(), e.Name())
@@ -140,35 +145,16 @@ func f(x [B][2]float32, y [B]float32, d int64) (z [B][2]float32) {
 var _ = Describe("An unavailable executor", func() {
 	It("is reported, and naming it in Backends is a usage error that gives the reason", func() {
 		reason := "libtorch not found (install the Debian package libtorch-dev: …)"
-		un := []harness.Unavailable{{Executor: harness.PathTorch, Reason: reason}}
+		un := []executor.Unavailable{{Executor: executor.Torch, Reason: reason}}
 		f := parseRx("t.rx", "package p\n\nfunc f(x [B]float32) (y [B]float32) {\n\ty = x * 2\n\treturn\n}\n")
-		opts := harness.Options{Executors: []harness.Executor{harness.FallbackExecutor{}}, Unavailable: un}
+		opts := harness.Options{Executors: []executor.Executor{fallback.Executor{}}, Unavailable: un}
 		res, err := harness.Run(context.Background(), []*program.File{f}, opts)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(res.Unavailable).To(Equal(un))
-		opts.Backends = []string{"fallback", "torch"}
+		opts.Backends = []executor.Name{"fallback", "torch"}
 		_, err = harness.Run(context.Background(), []*program.File{f}, opts)
 		Expect(errors.Is(err, harness.ErrOptions)).To(BeTrue())
 		Expect(err.Error()).To(ContainSubstring("backend torch is unavailable: " + reason))
 	})
 
-	It("leaves torch out of the default set only when libtorch is missing, and says why", func() {
-		execs, un := harness.DefaultExecutorSet(native.Forced, 1)
-		var names []string
-		for _, e := range execs {
-			names = append(names, e.Name())
-		}
-		if err := harness.NativeAvailable(); err != nil {
-			// Built without cgo: see nocgo_test.go.
-			Expect(names).To(Equal([]string{"fallback"}))
-			Expect(un).To(HaveLen(2))
-		} else if err := harness.TorchAvailable(); err != nil {
-			Expect(names).To(Equal([]string{"fallback", "native"}))
-			Expect(un).To(HaveLen(1))
-			Expect(un[0].Reason).To(ContainSubstring("libtorch-dev"))
-		} else {
-			Expect(names).To(Equal([]string{"fallback", "native", "torch"}))
-			Expect(un).To(BeEmpty())
-		}
-	})
 })

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/rextio/rxeq/executor"
 	"github.com/rextio/rxeq/program"
 	"github.com/rextio/rxeq/program/ir"
 )
@@ -147,20 +148,10 @@ func FormatBytes(n uint64) string {
 	return fmt.Sprintf("%.1f %ciB", v, units[u])
 }
 
-// FloatSizer may be implemented by an Executor whose float elements are
-// not float32, so that EstimateMemory counts them at their size; the
-// oracle's are float64 (8). Executors without it count 4 bytes.
-type FloatSizer interface {
-	FloatBytes() int
-}
-
-// FloatBytes returns 8: the oracle computes in float64.
-func (OracleExecutor) FloatBytes() int { return 8 }
-
 // Footprint is what one executor needs for one case, in bytes (an upper
 // bound, see EstimateMemory).
 type Footprint struct {
-	Executor      string
+	Executor      executor.Name
 	Inputs        uint64
 	Outputs       uint64
 	Intermediates uint64
@@ -214,12 +205,14 @@ const valueOverhead = 128
 // Shapes are the declared ones with the batch symbol (BatchSymbol) bound to
 // batch and other symbols from dims (an unbound symbol counts as 0:
 // GenerateInputs reports it). An element is 8 bytes when int64 (or bool),
-// 4 bytes when float32, or FloatBytes for the float elements of an
-// executor that implements FloatSizer (the oracle: 8). The bound is:
+// 4 bytes when float32, or the FloatBytes of the executor's
+// executor.MemoryProfile for its float elements (the oracle: 8). The
+// bound is:
 //
 //   - the generated inputs, once for the group (float32);
 //   - for each executor: the copy of the inputs it is given (float32) plus,
-//     except for FallbackExecutor and NativeExecutor, which read it in
+//     except for executors whose profile says InPlace (fallback, native in
+//     this process), which read it in
 //     place, one more in its own precision (the oracle widens to float64,
 //     an isolated or external executor encodes them for its process);
 //   - its outputs, which the runner keeps until the group is judged;
@@ -229,7 +222,8 @@ const valueOverhead = 128
 //     that an op reads and writes; the Go executors leave the previous
 //     loop iteration's buffer to the collector), plus 128 bytes each.
 //
-// When the first executor (the reference) is an OracleExecutor and
+// When the first executor (the reference) is an executor.Rounder (the
+// oracle) and
 // another one runs, the oracle's footprint is counted once more, named
 // "oracle rounded for the blame": a failing case runs it again rounding to
 // float32 (see Case.Blame).
@@ -238,7 +232,7 @@ const valueOverhead = 128
 // counted as live at once. The native arena's reused block, --dump's
 // retained tensors and runs abandoned at a timeout are not counted.
 // Arithmetic is checked: a size that overflows 64 bits sets Overflow.
-func EstimateMemory(fn *program.Func, lowered *ir.Func, batch int, dims map[string]int, executors []Executor) MemoryEstimate {
+func EstimateMemory(fn *program.Func, lowered *ir.Func, batch int, dims map[string]int, executors []executor.Executor) MemoryEstimate {
 	m := MemoryEstimate{Function: fn.Name, Batch: batch}
 	env := map[string]uint64{}
 	if sym := BatchSymbol(fn); sym != "" {
@@ -270,14 +264,10 @@ func EstimateMemory(fn *program.Func, lowered *ir.Func, batch int, dims map[stri
 	}
 	total := m.Inputs
 	for _, e := range executors {
-		fb := uint64(4)
-		if s, ok := e.(FloatSizer); ok && s.FloatBytes() > 0 {
-			fb = uint64(s.FloatBytes())
-		}
+		prof := executor.ProfileOf(e)
+		fb := uint64(prof.FloatBytes)
 		f := Footprint{Executor: e.Name(), Inputs: m.Inputs}
-		switch e.(type) {
-		case FallbackExecutor, *FallbackExecutor, NativeExecutor, *NativeExecutor:
-		default:
+		if !prof.InPlace {
 			for _, p := range fn.Params {
 				f.Inputs = checkedAdd(f.Inputs, size(p.Type, fb), &over)
 			}
@@ -298,7 +288,7 @@ func EstimateMemory(fn *program.Func, lowered *ir.Func, batch int, dims map[stri
 		total = checkedAdd(total, f.Total(), &over)
 	}
 	if len(executors) > 1 {
-		if _, exact := executors[0].(OracleExecutor); exact {
+		if _, exact := executors[0].(executor.Rounder); exact {
 			f := m.Executors[0]
 			f.Executor = "oracle rounded for the blame"
 			m.Executors = append(m.Executors, f)

@@ -12,7 +12,10 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/rextio/rxeq/executor"
+	"github.com/rextio/rxeq/fallback"
 	"github.com/rextio/rxeq/harness"
+	"github.com/rextio/rxeq/oracle"
 	"github.com/rextio/rxeq/program"
 	"github.com/rextio/rxeq/tensor"
 )
@@ -28,7 +31,7 @@ func sq(x [B][4]float32) (y [B][4]float32) {
 `
 
 // estimate lowers f and estimates fn at batch through execs.
-func estimate(f *program.File, fn string, batch int, execs ...harness.Executor) harness.MemoryEstimate {
+func estimate(f *program.File, fn string, batch int, execs ...executor.Executor) harness.MemoryEstimate {
 	GinkgoHelper()
 	p, err := program.Lower(f)
 	Expect(err).NotTo(HaveOccurred())
@@ -39,7 +42,7 @@ var _ = Describe("EstimateMemory", func() {
 	It("counts inputs, outputs and intermediates per executor at its element size", func() {
 		// sq at batch 4: x and y hold 16 elements; the IR's values are
 		// y, x*x, the constant 1 (rank 0) and the sum.
-		m := estimate(parseRx("sq.rx", sqSrc), "sq", 4, harness.OracleExecutor{}, harness.FallbackExecutor{})
+		m := estimate(parseRx("sq.rx", sqSrc), "sq", 4, oracle.Executor{}, fallback.Executor{})
 		Expect(m.Overflow).To(BeFalse())
 		Expect(m.Inputs).To(Equal(uint64(16 * 4)))
 		Expect(m.Executors).To(Equal([]harness.Footprint{
@@ -62,9 +65,9 @@ var _ = Describe("EstimateMemory", func() {
 
 	It("grows linearly with the batch", func() {
 		f := parseRx("sq.rx", sqSrc)
-		a := estimate(f, "sq", 1000, harness.FallbackExecutor{})
-		b := estimate(f, "sq", 2000, harness.FallbackExecutor{})
-		Expect(b.Total - a.Total).To(Equal(a.Total - estimate(f, "sq", 0, harness.FallbackExecutor{}).Total))
+		a := estimate(f, "sq", 1000, fallback.Executor{})
+		b := estimate(f, "sq", 2000, fallback.Executor{})
+		Expect(b.Total - a.Total).To(Equal(a.Total - estimate(f, "sq", 0, fallback.Executor{}).Total))
 	})
 
 	It("reports an overflowing size instead of wrapping around", func() {
@@ -72,7 +75,7 @@ var _ = Describe("EstimateMemory", func() {
 		// element count overflows); a library caller's batch can still
 		// overflow a shape the checker sized at the file's batches.
 		f := parseRx("sq.rx", sqSrc)
-		m := estimate(f, "sq", math.MaxInt, harness.OracleExecutor{})
+		m := estimate(f, "sq", math.MaxInt, oracle.Executor{})
 		Expect(m.Overflow).To(BeTrue())
 		Expect(m.Total).To(Equal(uint64(math.MaxUint64)))
 		err := harness.CheckMemory(m, 1<<62)
@@ -93,7 +96,7 @@ var _ = Describe("the memory budget", func() {
 	It("fails the groups over the budget with what they need, and runs the others", func() {
 		f := tinyFile()
 		est := func(fn string, b int) uint64 {
-			return estimate(f, fn, b, harness.OracleExecutor{}, harness.FallbackExecutor{}).Total
+			return estimate(f, fn, b, oracle.Executor{}, fallback.Executor{}).Total
 		}
 		limit := max(est("lin", 4), est("sq", 9))
 		Expect(est("lin", 9)).To(BeNumerically(">", limit))
@@ -202,7 +205,7 @@ var _ = Describe("groups running at once", func() {
 		f := parseRx("sq.rx", "//rx:batches 8 9 10\n"+sqSrc)
 		var mu sync.Mutex
 		active, most := 0, 0
-		slow := hookExecutor{name: "slow", inner: harness.FallbackExecutor{},
+		slow := hookExecutor{name: "slow", inner: fallback.Executor{},
 			before: func(context.Context, string, map[string]*tensor.Tensor) error {
 				mu.Lock()
 				active++
@@ -214,9 +217,9 @@ var _ = Describe("groups running at once", func() {
 				mu.Unlock()
 				return nil
 			}}
-		est := func(b int) uint64 { return estimate(f, "sq", b, harness.OracleExecutor{}, slow).Total }
+		est := func(b int) uint64 { return estimate(f, "sq", b, oracle.Executor{}, slow).Total }
 		Expect(est(10)).To(BeNumerically("<", 2*est(8)), "one group at a time fits")
-		opts := harness.Options{Executors: []harness.Executor{slow}, Parallel: 3, SkipLocks: true}
+		opts := harness.Options{Executors: []executor.Executor{slow}, Parallel: 3, SkipLocks: true}
 
 		opts.MaxMemory = int64(est(10))
 		res, err := harness.Run(context.Background(), []*program.File{f}, opts)

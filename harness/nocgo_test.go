@@ -10,6 +10,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/rextio/rxeq/executor"
 	"github.com/rextio/rxeq/harness"
 	"github.com/rextio/rxeq/native"
 	"github.com/rextio/rxeq/scenarios"
@@ -26,30 +27,7 @@ var _ = BeforeEach(func() {
 var _ = Describe("a build without cgo", func() {
 	ctx := context.Background()
 	reason := native.ErrUnavailable.Error()
-	both := []harness.Unavailable{{Executor: "native", Reason: reason}, {Executor: "torch", Reason: reason}}
-
-	It("cannot run native code, and says how to rebuild", func() {
-		Expect(harness.NativeAvailable()).To(MatchError(native.ErrUnavailable))
-		Expect(harness.TorchAvailable()).To(MatchError(native.ErrUnavailable))
-	})
-
-	It("leaves native and torch out of the default set, naming both with the reason", func() {
-		execs, un := harness.DefaultExecutorSet(native.Forced, 1)
-		Expect(execs).To(Equal([]harness.Executor{harness.FallbackExecutor{}}))
-		Expect(un).To(Equal(both))
-	})
-
-	It("drops the executors named native and torch from a list, and only those", func() {
-		execs, un := harness.LeaveOutNative(
-			[]harness.Executor{harness.FallbackExecutor{}, harness.NativeExecutor{}, harness.TorchExecutor{}},
-			[]harness.Unavailable{{Executor: "torch", Reason: "libtorch not found"}, {Executor: "np", Reason: "no numpy"}})
-		Expect(execs).To(Equal([]harness.Executor{harness.FallbackExecutor{}}))
-		Expect(un).To(Equal([]harness.Unavailable{{Executor: "torch", Reason: reason}, {Executor: "np", Reason: "no numpy"}, {Executor: "native", Reason: reason}}))
-
-		execs, un = harness.LeaveOutNative([]harness.Executor{harness.NativeExecutor{}}, nil)
-		Expect(execs).To(BeEmpty())
-		Expect(un).To(Equal(both[:1]), "torch is named only when it was in the list")
-	})
+	both := []executor.Unavailable{{Executor: "native", Reason: reason}, {Executor: "torch", Reason: reason}}
 
 	It("runs the catalog on the oracle and the fallback, checks every lock and reports native and torch as not run", func() {
 		files, err := scenarios.Catalog()
@@ -58,7 +36,7 @@ var _ = Describe("a build without cgo", func() {
 		Expect(err).NotTo(HaveOccurred())
 		Expect(res.OK()).To(BeTrue())
 		Expect(res.Unavailable).To(Equal(both))
-		execs := map[string]int{}
+		execs := map[executor.Name]int{}
 		for _, c := range res.Cases {
 			execs[c.Executor]++
 		}
@@ -73,17 +51,17 @@ var _ = Describe("a build without cgo", func() {
 	It("fails a run that asks for native or torch by name, with the reason", func() {
 		files, err := scenarios.Catalog()
 		Expect(err).NotTo(HaveOccurred())
-		for _, b := range []string{"native", "torch"} {
-			_, err := harness.Run(ctx, files, harness.Options{Backends: []string{"oracle", b}})
+		for _, b := range []executor.Name{"native", "torch"} {
+			_, err := harness.Run(ctx, files, harness.Options{Backends: []executor.Name{"oracle", b}})
 			Expect(errors.Is(err, harness.ErrOptions)).To(BeTrue(), "%s: %v", b, err)
-			Expect(err.Error()).To(ContainSubstring("backend " + b + " is unavailable: " + reason))
+			Expect(err.Error()).To(ContainSubstring("backend " + string(b) + " is unavailable: " + reason))
 		}
 	})
 
 	It("fails the cases of a native executor passed explicitly, with ErrUnavailable", func() {
 		files, err := scenarios.Catalog()
 		Expect(err).NotTo(HaveOccurred())
-		res, err := harness.Run(ctx, files[:1], harness.Options{Executors: []harness.Executor{harness.NativeExecutor{}}, Batches: []int{1}, SkipLocks: true})
+		res, err := harness.Run(ctx, files[:1], harness.Options{Executors: []executor.Executor{native.Executor{}}, Batches: []int{1}, SkipLocks: true})
 		Expect(err).NotTo(HaveOccurred())
 		Expect(res.OK()).To(BeFalse())
 		n := 0

@@ -124,7 +124,7 @@ func InputGroups(dir string, f *program.File, fn *program.Func, dims map[string]
 	}
 	var out []Replay
 	for _, s := range sets {
-		out = append(out, Replay{Scenario: ScenarioName(f), Function: fn.Name, Batch: s.batch,
+		out = append(out, Replay{Scenario: f.ScenarioName(), Function: fn.Name, Batch: s.batch,
 			Files: maps.Clone(s.files), Generated: slices.Clone(s.generated)})
 	}
 	return out, nil
@@ -145,7 +145,7 @@ var batchDirRE = regexp.MustCompile(`^b([0-9]+)$`)
 // per bN/inputs directory of a dump, or else one set; none when no
 // parameter has a file. dims are Options.Dims.
 func loadReplays(dir string, f *program.File, fn *program.Func, dims map[string]int) ([]*replaySet, error) {
-	scenario := ScenarioName(f)
+	scenario := f.ScenarioName()
 	base := filepath.Join(dir, SafeName(scenario), SafeName(fn.Name))
 	entries, err := os.ReadDir(base)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {

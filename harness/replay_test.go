@@ -11,6 +11,8 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/rextio/rxeq/executor"
+	"github.com/rextio/rxeq/fallback"
 	"github.com/rextio/rxeq/harness"
 	"github.com/rextio/rxeq/program"
 	"github.com/rextio/rxeq/reports"
@@ -45,7 +47,7 @@ type recorder struct {
 
 func (r *recorder) options() harness.Options {
 	r.seen = map[string]map[string]*tensor.Tensor{}
-	return harness.Options{Executors: []harness.Executor{hookExecutor{name: "fallback", inner: harness.FallbackExecutor{},
+	return harness.Options{Executors: []executor.Executor{hookExecutor{name: "fallback", inner: fallback.Executor{},
 		before: func(ctx context.Context, fn string, in map[string]*tensor.Tensor) error {
 			r.mu.Lock()
 			defer r.mu.Unlock()

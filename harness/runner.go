@@ -14,6 +14,10 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/rextio/rxeq/compare"
+	"github.com/rextio/rxeq/executor"
+	"github.com/rextio/rxeq/executor/builtin"
+	"github.com/rextio/rxeq/lock"
 	"github.com/rextio/rxeq/native"
 	"github.com/rextio/rxeq/program"
 	"github.com/rextio/rxeq/program/ir"
@@ -82,17 +86,17 @@ func Run(ctx context.Context, files []*program.File, opts Options) (*Result, err
 
 // runner is the state of one Run.
 type runner struct {
-	unavailable []Unavailable // default executors left out (no libtorch)
+	unavailable []executor.Unavailable // default executors left out (no libtorch)
 	files       []*program.File
 	progs       []*ir.Program
 	lowerErrs   []error
 	opts        Options
-	ref         Executor
-	execs       []Executor // ref first, then the compared executors
-	report      []bool     // whether each of execs is reported as cases
+	ref         executor.Executor
+	execs       []executor.Executor // ref first, then the compared executors
+	report      []bool              // whether each of execs is reported as cases
 	parallel    int
 	timeout     time.Duration
-	tol         Tolerance
+	tol         compare.Tolerance
 	groups      []group
 	prepared    [][]*prep // [file][exec]
 	memory      *memoryBudget
@@ -111,7 +115,7 @@ type group struct {
 }
 
 type prep struct {
-	p         Prepared
+	p         executor.Prepared
 	err       error
 	dur       time.Duration
 	abandoned atomic.Bool // a Run was left running at its timeout
@@ -124,25 +128,19 @@ func newRunner(files []*program.File, opts Options) (*runner, error) {
 	}
 	r := &runner{files: files, opts: opts, ref: opts.Reference}
 	if r.ref == nil {
-		r.ref = OracleExecutor{}
+		r.ref = builtin.Reference()
 	}
 	others := opts.Executors
 	r.unavailable = opts.Unavailable
 	if others == nil {
-		others, r.unavailable = DefaultExecutorSet(opts.NativeMode, opts.TorchThreads)
-		for i, e := range others {
-			switch n := e.(type) {
-			case NativeExecutor:
-				n.Options.CompileTimeout = opts.CompileTimeout
-				others[i] = n
-			case TorchExecutor:
-				n.Options.CompileTimeout = opts.CompileTimeout
-				others[i] = n
-			}
+		sel, err := builtin.Select(nil, builtin.Config{}.FromEnv(os.Getenv), nil)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrOptions, err)
 		}
+		others, r.unavailable = sel.Executors, sel.Unavailable
 	}
-	r.execs = append([]Executor{r.ref}, others...)
-	seen := map[string]bool{}
+	r.execs = append([]executor.Executor{r.ref}, others...)
+	seen := map[executor.Name]bool{}
 	for _, e := range r.execs {
 		if e == nil {
 			return nil, fmt.Errorf("%w: nil executor", ErrOptions)
@@ -153,7 +151,7 @@ func newRunner(files []*program.File, opts Options) (*runner, error) {
 		seen[e.Name()] = true
 	}
 	for _, b := range opts.Backends {
-		if i := slices.IndexFunc(r.unavailable, func(u Unavailable) bool { return u.Executor == b }); i >= 0 && !seen[b] {
+		if i := slices.IndexFunc(r.unavailable, func(u executor.Unavailable) bool { return u.Executor == b }); i >= 0 && !seen[b] {
 			return nil, fmt.Errorf("%w: backend %s is unavailable: %s", ErrOptions, b, r.unavailable[i].Reason)
 		}
 		if !seen[b] {
@@ -181,7 +179,7 @@ func newRunner(files []*program.File, opts Options) (*runner, error) {
 	if r.timeout == 0 {
 		r.timeout = DefaultCaseTimeout
 	}
-	r.tol = DefaultTolerance()
+	r.tol = compare.DefaultTolerance()
 	if opts.Tolerance != nil {
 		r.tol = *opts.Tolerance
 	}
@@ -225,7 +223,7 @@ func newRunner(files []*program.File, opts Options) (*runner, error) {
 			}
 			if len(sets) > 0 && len(gs) == 0 {
 				return nil, fmt.Errorf("%w: %s of %s: the input files give batch %s; Batches %v selects none of them",
-					ErrOptions, fn.Name, ScenarioName(f), joinInts(dataBatches), opts.Batches)
+					ErrOptions, fn.Name, f.ScenarioName(), joinInts(dataBatches), opts.Batches)
 			}
 			if len(sets) == 0 {
 				for _, b := range r.batches(f) {
@@ -263,7 +261,7 @@ func (r *runner) replays() []Replay {
 	}
 	var out []Replay
 	for _, g := range r.groups {
-		rp := Replay{Scenario: ScenarioName(r.files[g.file]), Function: g.fn.Name, Batch: g.batch, Files: map[string]string{}}
+		rp := Replay{Scenario: r.files[g.file].ScenarioName(), Function: g.fn.Name, Batch: g.batch, Files: map[string]string{}}
 		if g.replay == nil {
 			for _, p := range g.fn.Params {
 				rp.Generated = append(rp.Generated, p.Name)
@@ -302,8 +300,8 @@ func (r *runner) inputs(g *group) (map[string]*tensor.Tensor, map[string]string,
 	return in, g.replay.files, nil
 }
 
-func (r *runner) names() []string {
-	var out []string
+func (r *runner) names() []executor.Name {
+	var out []executor.Name
 	for _, e := range r.execs {
 		out = append(out, e.Name())
 	}
@@ -376,15 +374,15 @@ func (r *runner) prepareAll(ctx context.Context) {
 	wg.Wait()
 }
 
-func safePrepare(ctx context.Context, e Executor, f *program.File, p *ir.Program) (pp Prepared, err error) {
+func safePrepare(ctx context.Context, e executor.Executor, f *program.File, p *ir.Program) (pp executor.Prepared, err error) {
 	defer func() {
 		if v := recover(); v != nil {
-			pp, err = nil, fmt.Errorf("%w: %s: panic while preparing: %v", ErrExecutor, e.Name(), v)
+			pp, err = nil, fmt.Errorf("%w: %s: panic while preparing: %v", executor.ErrExecutor, e.Name(), v)
 		}
 	}()
 	pp, err = e.Prepare(ctx, f, p)
 	if err == nil && pp == nil {
-		err = fmt.Errorf("%w: %s: Prepare returned neither a program nor an error", ErrExecutor, e.Name())
+		err = fmt.Errorf("%w: %s: Prepare returned neither a program nor an error", executor.ErrExecutor, e.Name())
 	}
 	return pp, err
 }
@@ -434,7 +432,7 @@ func (r *runner) baseCases(g *group) (cases []Case, idx []int) {
 		if !r.report[ei] {
 			continue
 		}
-		cases = append(cases, Case{Scenario: ScenarioName(f), File: f.Name, Function: g.fn.Name, Batch: g.batch,
+		cases = append(cases, Case{Scenario: f.ScenarioName(), File: f.Name, Function: g.fn.Name, Batch: g.batch,
 			Seed: r.seed(f), Executor: e.Name()})
 		idx = append(idx, ei)
 	}
@@ -452,13 +450,13 @@ func (r *runner) notRun(g *group, err error) []Case {
 
 // refRun is the reference's run of one group.
 type refRun struct {
-	out Outcome
+	out executor.Outcome
 	err error
 }
 
 // execRun is one executor's run of one case.
 type execRun struct {
-	out      Outcome
+	out      executor.Outcome
 	err      error
 	finished bool // Run returned (false on timeout or cancellation)
 	dur      time.Duration
@@ -487,8 +485,8 @@ func (r *runner) runGroup(ctx context.Context, g *group) {
 		return
 	}
 	before := digests(inputs)
-	tols := Tolerances(f, g.fn, r.tol)
-	classes := ClassSources(g.fn)
+	tols := compare.Tolerances(f, g.fn, r.tol)
+	classes := compare.ClassSources(g.fn)
 
 	runs := make([]*execRun, len(r.execs))
 	for ei := range r.execs {
@@ -500,8 +498,8 @@ func (r *runner) runGroup(ctx context.Context, g *group) {
 			continue
 		}
 		in := cloneInputs(inputs)
-		name := Case{Scenario: ScenarioName(f), Function: g.fn.Name, Batch: g.batch, Executor: r.execs[ei].Name()}.Name()
-		run := r.exec(WithCase(ctx, name), p, g.fn.Name, in)
+		name := Case{Scenario: f.ScenarioName(), Function: g.fn.Name, Batch: g.batch, Executor: r.execs[ei].Name()}.Name()
+		run := r.exec(executor.WithCase(ctx, name), p, g.fn.Name, in)
 		runs[ei] = &run
 		runDigests, mutated := checkDigests(before, in, run.finished)
 		for i := range runDigests {
@@ -561,7 +559,7 @@ func (r *runner) runGroup(ctx context.Context, g *group) {
 			c.Status, c.Message = StatusError, run.err.Error()
 			continue
 		}
-		if ei != 0 && errors.Is(run.err, ErrUnserved) {
+		if ei != 0 && errors.Is(run.err, executor.ErrUnserved) {
 			c.Status, c.Message, c.Error = StatusSkip, run.err.Error(), ""
 			continue
 		}
@@ -570,9 +568,9 @@ func (r *runner) runGroup(ctx context.Context, g *group) {
 			c.Status = StatusPass
 		} else if refStatus == "" {
 			judge(c, g.fn, refRun{out: runs[0].out, err: runs[0].err}, run.out, run.err, tols, classes)
-			if _, exact := r.ref.(OracleExecutor); exact && c.Status == StatusFail && run.err == nil && runs[0].err == nil && mutated == "" {
+			if rd, exact := r.ref.(executor.Rounder); exact && c.Status == StatusFail && run.err == nil && runs[0].err == nil && mutated == "" {
 				if !roundedDone {
-					rounded, roundedDone = roundedReference(ctx, g.fn, inputs), true
+					rounded, roundedDone = roundedReference(ctx, rd, g.fn, inputs), true
 				}
 				c.Blame = blameOutputs(g.fn, c.Outputs, runs[0].out.Outputs, run.out.Outputs, rounded, tols)
 				if c.Blame == BlameFloat32 {
@@ -580,9 +578,9 @@ func (r *runner) runGroup(ctx context.Context, g *group) {
 				}
 			}
 			if ulpBase != nil && run.err == nil && r.execs[ei].Name() != r.ulpBase() {
-				c.ULP = compareULPs(g.fn, ulpBase, run.out.Outputs)
+				c.ULP = compare.ULPs(g.fn, ulpBase, run.out.Outputs)
 				for i := range c.ULP {
-					c.ULP[i].Against = r.ulpBase()
+					c.ULP[i].Against = string(r.ulpBase())
 				}
 			}
 		}
@@ -599,16 +597,16 @@ func (r *runner) runGroup(ctx context.Context, g *group) {
 	}
 	g.cases = cases
 	if r.opts.Tensors != nil {
-		gt := GroupTensors{Scenario: ScenarioName(f), Function: g.fn.Name, Batch: g.batch, Inputs: inputs,
+		gt := GroupTensors{Scenario: f.ScenarioName(), Function: g.fn.Name, Batch: g.batch, Inputs: inputs,
 			Outputs: map[string]map[string]*tensor.Tensor{}, Errors: map[string]string{}}
 		for ei, run := range runs {
 			if run == nil || !run.finished {
 				continue
 			}
 			if run.err != nil {
-				gt.Errors[r.execs[ei].Name()] = run.err.Error()
+				gt.Errors[string(r.execs[ei].Name())] = run.err.Error()
 			} else {
-				gt.Outputs[r.execs[ei].Name()] = run.out.Outputs
+				gt.Outputs[string(r.execs[ei].Name())] = run.out.Outputs
 			}
 		}
 		r.opts.Tensors(gt)
@@ -620,7 +618,7 @@ func (r *runner) runGroup(ctx context.Context, g *group) {
 // and otherwise waits until the estimate fits beside the running groups'
 // and reserves it; the caller releases the returned bytes.
 func (r *runner) reserve(ctx context.Context, g *group) (uint64, error) {
-	var execs []Executor
+	var execs []executor.Executor
 	for ei, e := range r.execs {
 		if p := r.prepared[g.file][ei]; r.needed(ei) && p != nil && p.err == nil {
 			execs = append(execs, e)
@@ -678,11 +676,11 @@ func perr(p *prep) error {
 	return p.err
 }
 
-func (r *runner) ulpBase() string {
+func (r *runner) ulpBase() executor.Name {
 	if r.opts.ULPBase != "" {
 		return r.opts.ULPBase
 	}
-	return PathFallback
+	return executor.Fallback
 }
 
 // exec runs one case on p with the case timeout, recovering panics. A Run
@@ -708,7 +706,7 @@ func (r *runner) exec(ctx context.Context, p *prep, fn string, inputs map[string
 		var run execRun
 		defer func() {
 			if v := recover(); v != nil {
-				run = execRun{err: fmt.Errorf("%w: panic in Run(%s): %v", ErrExecutor, fn, v)}
+				run = execRun{err: fmt.Errorf("%w: panic in Run(%s): %v", executor.ErrExecutor, fn, v)}
 			}
 			run.finished = true
 			run.dur = time.Since(t0)
@@ -719,7 +717,7 @@ func (r *runner) exec(ctx context.Context, p *prep, fn string, inputs map[string
 	select {
 	case run := <-done:
 		switch {
-		case errors.Is(run.err, ErrNotRun):
+		case errors.Is(run.err, executor.ErrNotRun):
 			run.finished = false
 		case run.err != nil && errors.Is(run.err, context.DeadlineExceeded) && ctx.Err() == nil:
 			run.finished = false
@@ -732,7 +730,7 @@ func (r *runner) exec(ctx context.Context, p *prep, fn string, inputs map[string
 		var why error // what the Run said, if it returned within the grace
 		select {
 		case run := <-done:
-			if errors.Is(run.err, ErrNotRun) {
+			if errors.Is(run.err, executor.ErrNotRun) {
 				run.finished = false
 				return run
 			}
@@ -805,11 +803,11 @@ func (r *runner) preparations() []Preparation {
 			if p == nil {
 				continue
 			}
-			pr := Preparation{Scenario: ScenarioName(f), Executor: r.execs[ei].Name(), Duration: p.dur}
+			pr := Preparation{Scenario: f.ScenarioName(), Executor: r.execs[ei].Name(), Duration: p.dur}
 			if p.err != nil {
 				pr.Error = p.err.Error()
 			}
-			if np, ok := p.p.(NativePrepared); ok {
+			if np, ok := p.p.(executor.Built); ok {
 				info := np.Info()
 				pr.Compiler, pr.Library, pr.Cached = info.Compiler, info.Library, info.Cached
 				pr.Framework = info.Framework
@@ -842,11 +840,11 @@ func (r *runner) locks() []LockCase {
 					src, genErr = native.Generate(r.progs[fi])
 				}
 			}
-			lc := LockCase{Scenario: ScenarioName(f), File: f.Name, Function: fn.Name}
+			lc := LockCase{Scenario: f.ScenarioName(), File: f.Name, Function: fn.Name}
 			if genErr != nil {
 				lc.Error = fmt.Sprintf("no C to check the lock of %s against: %v", fn.Name, genErr)
 			} else {
-				lc.Result = CheckLock(src, native.CFuncName(fn.Name), fn.Locks)
+				lc.Result = lock.Check(src, native.CFuncName(fn.Name), fn.Locks)
 			}
 			lc.Duration = time.Since(start)
 			out = append(out, lc)

@@ -7,7 +7,10 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/rextio/rxeq/executor"
+	"github.com/rextio/rxeq/fallback"
 	"github.com/rextio/rxeq/harness"
+	"github.com/rextio/rxeq/lock"
 	"github.com/rextio/rxeq/native"
 	"github.com/rextio/rxeq/program"
 	"github.com/rextio/rxeq/scenarios"
@@ -23,7 +26,7 @@ var _ = Describe("The built-in catalog", func() {
 	})
 
 	It("passes through the oracle and the fallback", func() {
-		res, err := harness.Run(ctx, files, harness.Options{Executors: []harness.Executor{harness.FallbackExecutor{}}, SkipLocks: true})
+		res, err := harness.Run(ctx, files, harness.Options{Executors: []executor.Executor{fallback.Executor{}}, SkipLocks: true})
 		Expect(err).NotTo(HaveOccurred())
 		// 23 groups: edge 3 functions × 3 batches, error 1 × 2, reference
 		// 3 × 3, rounds 1 × 3.
@@ -34,9 +37,9 @@ var _ = Describe("The built-in catalog", func() {
 	})
 
 	It("passes through all three executors with every lock holding", Label("native"), func() {
-		// The three of DefaultExecutors; with torch (the default set when
+		// The oracle, fallback and native; with torch (the default set when
 		// libtorch is installed) see executor_torch_test.go.
-		res, err := harness.Run(ctx, files, harness.Options{Executors: harness.DefaultExecutors(native.Forced)})
+		res, err := harness.Run(ctx, files, harness.Options{Executors: []executor.Executor{fallback.Executor{}, native.Executor{}}})
 		Expect(err).NotTo(HaveOccurred())
 		Expect(res.Cases).To(HaveLen(183))
 		for _, c := range res.Cases {
@@ -77,18 +80,18 @@ var _ = Describe("The built-in catalog", func() {
 		src, err := native.Generate(p)
 		Expect(err).NotTo(HaveOccurred())
 		for _, fn := range f.Funcs {
-			Expect(harness.CheckLock(src, native.CFuncName(fn.Name), fn.Locks).OK).To(BeTrue(), fn.Name)
+			Expect(lock.Check(src, native.CFuncName(fn.Name), fn.Locks).OK).To(BeTrue(), fn.Name)
 		}
 		// A loop that runs three rounds, or an if that is no longer there,
 		// breaks every function's lock.
 		fewer := bytes.ReplaceAll(src, []byte("round_idx < 4;"), []byte("round_idx < 3;"))
 		noIf := bytes.ReplaceAll(src, []byte("if (rx_t"), []byte("while (rx_t"))
 		for _, fn := range f.Funcs {
-			Expect(harness.CheckLock(fewer, native.CFuncName(fn.Name), fn.Locks).OK).To(BeFalse(), fn.Name)
-			Expect(harness.CheckLock(noIf, native.CFuncName(fn.Name), fn.Locks).OK).To(BeFalse(), fn.Name)
+			Expect(lock.Check(fewer, native.CFuncName(fn.Name), fn.Locks).OK).To(BeFalse(), fn.Name)
+			Expect(lock.Check(noIf, native.CFuncName(fn.Name), fn.Locks).OK).To(BeFalse(), fn.Name)
 		}
 		// score_pipeline's routing (Relu, else, Tanh) is locked too.
 		swapped := bytes.ReplaceAll(src, []byte("rx_relu(&rx_c, "), []byte("rx_abs(&rx_c, "))
-		Expect(harness.CheckLock(swapped, native.CFuncName("score_pipeline"), f.Func("score_pipeline").Locks).OK).To(BeFalse())
+		Expect(lock.Check(swapped, native.CFuncName("score_pipeline"), f.Func("score_pipeline").Locks).OK).To(BeFalse())
 	})
 })

@@ -7,6 +7,8 @@ import (
 
 	. "github.com/onsi/gomega"
 
+	"github.com/rextio/rxeq/executor"
+	"github.com/rextio/rxeq/fallback"
 	"github.com/rextio/rxeq/harness"
 	"github.com/rextio/rxeq/program"
 	"github.com/rextio/rxeq/program/ir"
@@ -44,18 +46,18 @@ func tinyFile() *program.File { return parseRx("tiny.rx", tinySrc) }
 
 // hookExecutor wraps another executor and lets a test alter its runs.
 type hookExecutor struct {
-	name  string
-	inner harness.Executor
+	name  executor.Name
+	inner executor.Executor
 	// before is called before the inner Run (it may block or fail);
 	// after may change the outcome or the inputs.
 	before func(ctx context.Context, fn string, inputs map[string]*tensor.Tensor) error
-	after  func(fn string, inputs map[string]*tensor.Tensor, out *harness.Outcome, err *error)
+	after  func(fn string, inputs map[string]*tensor.Tensor, out *executor.Outcome, err *error)
 	closed *atomic.Int32
 }
 
-func (h hookExecutor) Name() string { return h.name }
+func (h hookExecutor) Name() executor.Name { return h.name }
 
-func (h hookExecutor) Prepare(ctx context.Context, f *program.File, p *ir.Program) (harness.Prepared, error) {
+func (h hookExecutor) Prepare(ctx context.Context, f *program.File, p *ir.Program) (executor.Prepared, error) {
 	inner, err := h.inner.Prepare(ctx, f, p)
 	if err != nil {
 		return nil, err
@@ -65,13 +67,13 @@ func (h hookExecutor) Prepare(ctx context.Context, f *program.File, p *ir.Progra
 
 type hookPrepared struct {
 	h     hookExecutor
-	inner harness.Prepared
+	inner executor.Prepared
 }
 
-func (p hookPrepared) Run(ctx context.Context, fn string, inputs map[string]*tensor.Tensor) (harness.Outcome, error) {
+func (p hookPrepared) Run(ctx context.Context, fn string, inputs map[string]*tensor.Tensor) (executor.Outcome, error) {
 	if p.h.before != nil {
 		if err := p.h.before(ctx, fn, inputs); err != nil {
-			return harness.Outcome{Path: p.h.name}, err
+			return executor.Outcome{Path: p.h.name}, err
 		}
 	}
 	out, err := p.inner.Run(ctx, fn, inputs)
@@ -92,8 +94,8 @@ func (p hookPrepared) Close() error {
 // failingPrepare is an executor whose Prepare always fails.
 type failingPrepare struct{}
 
-func (failingPrepare) Name() string { return "broken" }
-func (failingPrepare) Prepare(context.Context, *program.File, *ir.Program) (harness.Prepared, error) {
+func (failingPrepare) Name() executor.Name { return "broken" }
+func (failingPrepare) Prepare(context.Context, *program.File, *ir.Program) (executor.Prepared, error) {
 	return nil, errors.New("no toolchain here")
 }
 
@@ -107,7 +109,7 @@ func caseNames(cs []harness.Case) []string {
 }
 
 // byExecutor keeps the cases of one executor.
-func byExecutor(cs []harness.Case, name string) []harness.Case {
+func byExecutor(cs []harness.Case, name executor.Name) []harness.Case {
 	var out []harness.Case
 	for _, c := range cs {
 		if c.Executor == name {
@@ -118,5 +120,5 @@ func byExecutor(cs []harness.Case, name string) []harness.Case {
 }
 
 func onlyFallback() harness.Options {
-	return harness.Options{Executors: []harness.Executor{harness.FallbackExecutor{}}}
+	return harness.Options{Executors: []executor.Executor{fallback.Executor{}}}
 }

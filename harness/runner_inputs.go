@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"fmt"
 	"math"
-	"path"
 	"sort"
 	"strings"
 
@@ -14,15 +13,6 @@ import (
 	"github.com/rextio/rxeq/program/ir"
 	"github.com/rextio/rxeq/tensor"
 )
-
-// ScenarioName returns the scenario's name: its //rx:scenario, or else the
-// base name of its file without the .rx extension.
-func ScenarioName(f *program.File) string {
-	if f.Scenario != "" {
-		return f.Scenario
-	}
-	return strings.TrimSuffix(path.Base(f.Name), ".rx")
-}
 
 // BatchSymbol returns the symbolic dimension that the batch size binds: the
 // first symbolic dimension of the first parameter that has one (scanning
@@ -62,7 +52,7 @@ func GenerateInputs(f *program.File, fn *program.Func, batch int, seed uint64, d
 
 // generateInputs is GenerateInputs for the parameters not in skip.
 func generateInputs(f *program.File, fn *program.Func, batch int, seed uint64, dims map[string]int, skip map[string]*tensor.Tensor) (map[string]*tensor.Tensor, error) {
-	scenario := ScenarioName(f)
+	scenario := f.ScenarioName()
 	batchSym := BatchSymbol(fn)
 	out := make(map[string]*tensor.Tensor, len(fn.Params))
 	for _, p := range fn.Params {

@@ -10,6 +10,8 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/rextio/rxeq/executor"
+	"github.com/rextio/rxeq/fallback"
 	"github.com/rextio/rxeq/harness"
 	"github.com/rextio/rxeq/program"
 	"github.com/rextio/rxeq/tensor"
@@ -33,8 +35,8 @@ func newOneWorker(hang time.Duration) *oneWorker {
 	return &oneWorker{sem: make(chan struct{}, 1), hung: make(chan struct{}), hang: hang}
 }
 
-func (w *oneWorker) executor() harness.Executor {
-	return hookExecutor{name: "worker", inner: harness.FallbackExecutor{},
+func (w *oneWorker) executor() executor.Executor {
+	return hookExecutor{name: "worker", inner: fallback.Executor{},
 		before: func(ctx context.Context, fn string, in map[string]*tensor.Tensor) error {
 			hangs := fn == "sq" && in["x"].Shape[0] == 4
 			if !hangs {
@@ -51,10 +53,10 @@ func (w *oneWorker) executor() harness.Executor {
 			case <-ctx.Done():
 				w.mu.Lock()
 				defer w.mu.Unlock()
-				return fmt.Errorf("%w: worker busy with %s", harness.ErrNotRun, w.holder)
+				return fmt.Errorf("%w: worker busy with %s", executor.ErrNotRun, w.holder)
 			}
 			w.mu.Lock()
-			w.holder = harness.CaseFrom(ctx)
+			w.holder = executor.CaseFrom(ctx)
 			w.mu.Unlock()
 			defer func() { <-w.sem }()
 			if hangs {
@@ -68,7 +70,7 @@ func (w *oneWorker) executor() harness.Executor {
 var _ = Describe("cases queued behind a hanging one", func() {
 	It("are reported as not run, naming the case that held the worker, not as timeouts", func() {
 		w := newOneWorker(1500 * time.Millisecond)
-		opts := harness.Options{Executors: []harness.Executor{w.executor()}, CaseTimeout: 300 * time.Millisecond,
+		opts := harness.Options{Executors: []executor.Executor{w.executor()}, CaseTimeout: 300 * time.Millisecond,
 			Parallel: 6, SkipLocks: true}
 		res, err := harness.Run(context.Background(), []*program.File{tinyFile()}, opts)
 		Expect(err).NotTo(HaveOccurred())
@@ -93,7 +95,7 @@ var _ = Describe("cases queued behind a hanging one", func() {
 
 	It("pass when their deadline leaves time to run after the hanging one", func() {
 		w := newOneWorker(100 * time.Millisecond)
-		opts := harness.Options{Executors: []harness.Executor{w.executor()}, CaseTimeout: 5 * time.Second, Parallel: 6, SkipLocks: true}
+		opts := harness.Options{Executors: []executor.Executor{w.executor()}, CaseTimeout: 5 * time.Second, Parallel: 6, SkipLocks: true}
 		res, err := harness.Run(context.Background(), []*program.File{tinyFile()}, opts)
 		Expect(err).NotTo(HaveOccurred())
 		for _, c := range res.Cases {
@@ -104,18 +106,18 @@ var _ = Describe("cases queued behind a hanging one", func() {
 	It("passes each Run the name of its case", func() {
 		var mu sync.Mutex
 		var seen []string
-		e := hookExecutor{name: "named", inner: harness.FallbackExecutor{},
+		e := hookExecutor{name: "named", inner: fallback.Executor{},
 			before: func(ctx context.Context, _ string, _ map[string]*tensor.Tensor) error {
 				mu.Lock()
 				defer mu.Unlock()
-				seen = append(seen, harness.CaseFrom(ctx))
+				seen = append(seen, executor.CaseFrom(ctx))
 				return nil
 			}}
-		_, err := harness.Run(context.Background(), []*program.File{tinyFile()}, harness.Options{Executors: []harness.Executor{e}, SkipLocks: true})
+		_, err := harness.Run(context.Background(), []*program.File{tinyFile()}, harness.Options{Executors: []executor.Executor{e}, SkipLocks: true})
 		Expect(err).NotTo(HaveOccurred())
 		Expect(seen).To(ConsistOf("tiny/lin/b1/named", "tiny/lin/b4/named", "tiny/lin/b9/named",
 			"tiny/sq/b1/named", "tiny/sq/b4/named", "tiny/sq/b9/named"))
-		Expect(harness.CaseFrom(context.Background())).To(BeEmpty())
+		Expect(executor.CaseFrom(context.Background())).To(BeEmpty())
 		Expect(strings.Count(strings.Join(seen, " "), "/named")).To(Equal(6))
 	})
 })

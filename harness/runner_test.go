@@ -12,6 +12,9 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/rextio/rxeq/compare"
+	"github.com/rextio/rxeq/executor"
+	"github.com/rextio/rxeq/fallback"
 	"github.com/rextio/rxeq/harness"
 	"github.com/rextio/rxeq/program"
 	"github.com/rextio/rxeq/program/ir"
@@ -43,7 +46,7 @@ var _ = Describe("Run", func() {
 		Expect(fb.Outputs).To(HaveLen(3))
 		Expect([]string{fb.Outputs[0].Name, fb.Outputs[1].Name, fb.Outputs[2].Name}).To(Equal([]string{"logits", "probs", "classes"}))
 		Expect(fb.Outputs[1].Total).To(Equal(12))
-		Expect(fb.Tolerances["probs"]).To(Equal(harness.DefaultTolerance()))
+		Expect(fb.Tolerances["probs"]).To(Equal(compare.DefaultTolerance()))
 	})
 
 	It("gives the same results in the same order whatever the parallelism", func() {
@@ -54,7 +57,7 @@ var _ = Describe("Run", func() {
 		Expect(err).NotTo(HaveOccurred())
 		opts.Parallel = 16
 		// Make later groups finish first: delay the early batches.
-		opts.Executors = []harness.Executor{hookExecutor{name: "fallback", inner: harness.FallbackExecutor{},
+		opts.Executors = []executor.Executor{hookExecutor{name: "fallback", inner: fallback.Executor{},
 			before: func(_ context.Context, _ string, in map[string]*tensor.Tensor) error {
 				if in["x"].Shape[0] == 1 {
 					time.Sleep(20 * time.Millisecond)
@@ -126,14 +129,14 @@ func g(x [B][2]float32, y [K][B]float32, k int64) (z [B][2]float32) {
 	})
 
 	It("reports a wrong executor as failing, with the mismatch report, and keeps going", func() {
-		wrong := hookExecutor{name: "wrong", inner: harness.FallbackExecutor{},
-			after: func(fn string, in map[string]*tensor.Tensor, out *harness.Outcome, _ *error) {
+		wrong := hookExecutor{name: "wrong", inner: fallback.Executor{},
+			after: func(fn string, in map[string]*tensor.Tensor, out *executor.Outcome, _ *error) {
 				if fn == "lin" && in["x"].Shape[0] == 4 {
 					p := out.Outputs["probs"]
 					p.F32[2*3+1] += 0.01 // probs[2][1]
 				}
 			}}
-		opts := harness.Options{Executors: []harness.Executor{harness.FallbackExecutor{}, wrong}}
+		opts := harness.Options{Executors: []executor.Executor{fallback.Executor{}, wrong}}
 		res, err := harness.Run(ctx, []*program.File{tinyFile()}, opts)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(res.OK()).To(BeFalse())
@@ -180,13 +183,13 @@ func g(x [B][2]float32, y [K][B]float32, k int64) (z [B][2]float32) {
 	})
 
 	It("fails a case whose executor modifies its inputs, and only that case", func() {
-		mutating := hookExecutor{name: "mutating", inner: harness.FallbackExecutor{},
-			after: func(fn string, in map[string]*tensor.Tensor, _ *harness.Outcome, _ *error) {
+		mutating := hookExecutor{name: "mutating", inner: fallback.Executor{},
+			after: func(fn string, in map[string]*tensor.Tensor, _ *executor.Outcome, _ *error) {
 				if fn == "sq" {
 					in["x"].F32[0] = -in["x"].F32[0] - 1
 				}
 			}}
-		opts := harness.Options{Executors: []harness.Executor{mutating, harness.FallbackExecutor{}}}
+		opts := harness.Options{Executors: []executor.Executor{mutating, fallback.Executor{}}}
 		res, err := harness.Run(ctx, []*program.File{tinyFile()}, opts)
 		Expect(err).NotTo(HaveOccurred())
 		for _, c := range res.Cases {
@@ -206,7 +209,7 @@ func g(x [B][2]float32, y [K][B]float32, k int64) (z [B][2]float32) {
 	It("times a case out and moves on", func() {
 		release := make(chan struct{})
 		defer close(release)
-		stuck := hookExecutor{name: "stuck", inner: harness.FallbackExecutor{},
+		stuck := hookExecutor{name: "stuck", inner: fallback.Executor{},
 			before: func(_ context.Context, fn string, in map[string]*tensor.Tensor) error {
 				if fn == "lin" && in["x"].Shape[0] == 9 {
 					<-release // ignores its context
@@ -215,7 +218,7 @@ func g(x [B][2]float32, y [K][B]float32, k int64) (z [B][2]float32) {
 			}}
 		var closed atomic.Int32
 		stuck.closed = &closed
-		opts := harness.Options{Executors: []harness.Executor{stuck}, CaseTimeout: 50 * time.Millisecond}
+		opts := harness.Options{Executors: []executor.Executor{stuck}, CaseTimeout: 50 * time.Millisecond}
 		res, err := harness.Run(ctx, []*program.File{tinyFile()}, opts)
 		Expect(err).NotTo(HaveOccurred())
 		for _, c := range res.Cases {
@@ -233,7 +236,7 @@ func g(x [B][2]float32, y [K][B]float32, k int64) (z [B][2]float32) {
 		cctx, cancel := context.WithCancel(ctx)
 		defer cancel()
 		var started atomic.Int32
-		blocking := hookExecutor{name: "blocking", inner: harness.FallbackExecutor{},
+		blocking := hookExecutor{name: "blocking", inner: fallback.Executor{},
 			before: func(c context.Context, _ string, _ map[string]*tensor.Tensor) error {
 				if started.Add(1) == 1 {
 					cancel()
@@ -241,7 +244,7 @@ func g(x [B][2]float32, y [K][B]float32, k int64) (z [B][2]float32) {
 				<-c.Done()
 				return c.Err()
 			}}
-		opts := harness.Options{Executors: []harness.Executor{blocking}, Parallel: 1}
+		opts := harness.Options{Executors: []executor.Executor{blocking}, Parallel: 1}
 		res, err := harness.Run(cctx, []*program.File{tinyFile()}, opts)
 		Expect(errors.Is(err, context.Canceled)).To(BeTrue())
 		Expect(res.Cases).To(HaveLen(12))
@@ -301,15 +304,15 @@ func g(x [B][2]float32, y [K][B]float32, k int64) (z [B][2]float32) {
 
 	It("filters backends and rejects unknown ones", func() {
 		opts := onlyFallback()
-		opts.Backends = []string{"fallback"}
+		opts.Backends = []executor.Name{"fallback"}
 		res, err := harness.Run(ctx, []*program.File{tinyFile()}, opts)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(res.Cases).To(HaveLen(6))
 		for _, c := range res.Cases {
-			Expect(c.Executor).To(Equal("fallback"))
+			Expect(c.Executor).To(Equal(executor.Name("fallback")))
 			Expect(c.Status).To(Equal(harness.StatusPass))
 		}
-		opts.Backends = []string{"gpu"}
+		opts.Backends = []executor.Name{"gpu"}
 		_, err = harness.Run(ctx, []*program.File{tinyFile()}, opts)
 		Expect(errors.Is(err, harness.ErrOptions)).To(BeTrue())
 		Expect(err.Error()).To(ContainSubstring(`unknown backend "gpu"`))
@@ -327,7 +330,7 @@ func g(x [B][2]float32, y [K][B]float32, k int64) (z [B][2]float32) {
 	})
 
 	It("reports an executor that cannot prepare as errors, not as a stop", func() {
-		opts := harness.Options{Executors: []harness.Executor{failingPrepare{}, harness.FallbackExecutor{}}}
+		opts := harness.Options{Executors: []executor.Executor{failingPrepare{}, fallback.Executor{}}}
 		res, err := harness.Run(ctx, []*program.File{tinyFile()}, opts)
 		Expect(err).NotTo(HaveOccurred())
 		for _, c := range res.Cases {
@@ -392,16 +395,16 @@ func f(x [B][2]float32, d int64) (y [B][2]float32) {
 
 	It("fails an executor whose error differs from the oracle's", func() {
 		f := parseRx("errs.rx", fmt.Sprintf(errSrc, `//rx:expect-error "division by zero"`))
-		other := hookExecutor{name: "other", inner: harness.FallbackExecutor{},
-			after: func(_ string, _ map[string]*tensor.Tensor, _ *harness.Outcome, err *error) {
+		other := hookExecutor{name: "other", inner: fallback.Executor{},
+			after: func(_ string, _ map[string]*tensor.Tensor, _ *executor.Outcome, err *error) {
 				*err = &ir.RuntimeError{Kind: ir.ErrOverflow, Func: "f", Detail: "CheckedRem: integer overflow (i=0, divisor -1) at errs.rx:11:6"}
 			}}
-		succeeding := hookExecutor{name: "succeeding", inner: harness.FallbackExecutor{},
-			after: func(_ string, in map[string]*tensor.Tensor, out *harness.Outcome, err *error) {
+		succeeding := hookExecutor{name: "succeeding", inner: fallback.Executor{},
+			after: func(_ string, in map[string]*tensor.Tensor, out *executor.Outcome, err *error) {
 				*err = nil
 				out.Outputs = map[string]*tensor.Tensor{"y": in["x"].Clone()}
 			}}
-		opts := harness.Options{Executors: []harness.Executor{other, succeeding}}
+		opts := harness.Options{Executors: []executor.Executor{other, succeeding}}
 		res, err := harness.Run(ctx, []*program.File{f}, opts)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(res.Cases[0].Status).To(Equal(harness.StatusPass))

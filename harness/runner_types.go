@@ -7,30 +7,23 @@ import (
 	"strings"
 	"time"
 
-	"github.com/rextio/rxeq/native"
+	"github.com/rextio/rxeq/compare"
+	"github.com/rextio/rxeq/executor"
+	"github.com/rextio/rxeq/lock"
 	"github.com/rextio/rxeq/tensor"
 )
 
 // Error kinds of the runner.
 var (
-	// ErrExecutor: an executor was misused or misbehaved (an unknown
-	// function, a panic, a nil program).
-	ErrExecutor = errors.New("executor error")
 	// ErrScenario: a scenario cannot be turned into cases (a parameter
 	// without //rx:input, a symbolic dimension that cannot be bound, an
 	// int64 tensor parameter).
 	ErrScenario = errors.New("bad scenario")
 	// ErrTimeout: a case ran longer than Options.CaseTimeout.
 	ErrTimeout = errors.New("case timed out")
-	// ErrNotRun: an executor did not start a case at all, for example
-	// because the worker process it runs cases in was busy with another
-	// case until this one's deadline. An executor returns an error wrapping
-	// it (its text then starts "not run: " and says why); the runner
-	// reports the case as StatusError with that text, not as a timeout.
-	ErrNotRun = errors.New("not run")
 	// ErrOptions: the runner's options are inconsistent (a bad shard, an
 	// unknown backend name, two executors with one name).
-	ErrOptions = errors.New("bad runner options")
+	ErrOptions = executor.ErrOptions
 )
 
 // Status is the verdict of one case.
@@ -106,37 +99,30 @@ func (s Shard) has(group int) bool {
 // of every scenario, NumCPU groups at a time.
 type Options struct {
 	// Reference is the executor every other one is compared with; default
-	// OracleExecutor. It always runs; it is reported as a case of its own
-	// unless Backends leaves it out.
-	Reference Executor
-	// Executors are compared with the reference; default
-	// DefaultExecutorSet(NativeMode, TorchThreads): fallback, native and,
-	// when libtorch is installed, torch (Result.Unavailable says when it
-	// is not). Names must be unique.
-	Executors []Executor
-	// NativeMode is the mode of the default native executor (forced unless
-	// set). It is not used when Executors is given.
-	NativeMode native.Mode
-	// CompileTimeout bounds each C compiler run of the default native
-	// executor (native.DefaultCompileTimeout when zero). It is not used
-	// when Executors is given: set it in their native.Options instead.
-	CompileTimeout time.Duration
-	// TorchThreads is the intra-op thread count of the default torch
-	// executor (1 when zero). It is not used when Executors is given.
-	TorchThreads int
-	// Unavailable, with Executors, names default executors the caller
-	// left out because this machine cannot run them (the second result of
-	// DefaultExecutorSet). They are reported in Result.Unavailable, and a
-	// Backends entry naming one is an error that gives the reason. When
-	// Executors is nil the runner works this out itself.
-	Unavailable []Unavailable
+	// the oracle (oracle.Executor). It always runs; it is reported as a
+	// case of its own unless Backends leaves it out.
+	Reference executor.Executor
+	// Executors are compared with the reference. When nil, the runner
+	// takes builtin.Select's defaults under builtin.Config{}.FromEnv:
+	// fallback, forced native and, when libtorch is installed, torch
+	// (Result.Unavailable says when it is not). To set the engines' knobs
+	// (native's mode, compile timeout, torch threads, isolation, caches),
+	// build a builtin.Config, Select with it and pass the Selection's
+	// Executors and Unavailable here. Names must be unique.
+	Executors []executor.Executor
+	// Unavailable, with Executors, names executors the caller left out
+	// because this machine cannot run them (builtin.Selection.Unavailable).
+	// They are reported in Result.Unavailable, and a Backends entry naming
+	// one is an error that gives the reason. When Executors is nil the
+	// runner works this out itself.
+	Unavailable []executor.Unavailable
 	// Backends, when not empty, keeps only the cases of the executors with
 	// these names ("oracle", "fallback", "native", "torch"). An unknown
-	// name is an error, and so is "torch" when libtorch is missing (the
-	// message names the Debian package libtorch-dev), and "native" or
-	// "torch" in a build without cgo (NativeAvailable). The reference runs
-	// either way.
-	Backends []string
+	// name is an error, and so is one of Unavailable ("torch" when
+	// libtorch is missing: the message names the Debian package
+	// libtorch-dev; "native" or "torch" in a build without cgo). The
+	// reference runs either way.
+	Backends []executor.Name
 	// Batches, when not empty, replaces every scenario's //rx:batches.
 	Batches []int
 	// Seed, when not nil, replaces every scenario's //rx:seed.
@@ -189,11 +175,11 @@ type Options struct {
 	MaxMemory int64
 	// Tolerance is the float tolerance of outputs without an
 	// //rx:tolerance; default DefaultTolerance().
-	Tolerance *Tolerance
+	Tolerance *compare.Tolerance
 	// ULPBase names the executor the others' float outputs are measured
 	// against in ULPs (reported, not judged); default "fallback". If it is
 	// not among the executors no ULP metrics are reported.
-	ULPBase string
+	ULPBase executor.Name
 	// SkipLocks turns the source lock off.
 	SkipLocks bool
 	// Progress, when not nil, is called after each group of cases finishes
@@ -266,19 +252,19 @@ type Case struct {
 	Function string
 	Batch    int
 	Seed     uint64 // the scenario seed the inputs were derived from
-	Executor string
-	Path     string // what ran: "oracle", "fallback", "native", …
+	Executor executor.Name
+	Path     executor.Name // what ran: "oracle", "fallback", "native", …
 	Status   Status
 	Timing   Timing
 
 	// Outputs compares every output with the reference, in the function's
 	// result order (empty for the reference itself).
-	Outputs []OutputMetrics
+	Outputs []compare.OutputMetrics
 	// ULP measures every output against the ULPBase executor (reported,
 	// not judged); empty for the reference and the base itself.
-	ULP []ULPMetrics
+	ULP []compare.ULPMetrics
 	// Tolerances are the tolerances the float outputs were judged with.
-	Tolerances map[string]Tolerance
+	Tolerances map[string]compare.Tolerance
 	Inputs     []InputDigest
 
 	// Blame, for a case that failed on its outputs, says whether float32
@@ -306,7 +292,7 @@ type LockCase struct {
 	// Error is set when no C could be generated to check (the result then
 	// fails); Result is zero.
 	Error  string
-	Result LockResult
+	Result lock.Result
 	// Duration is the time of the check, and of generating the file's C
 	// for the first lock of each file (generated once per file).
 	Duration time.Duration
@@ -318,7 +304,7 @@ func (l LockCase) OK() bool { return l.Error == "" && l.Result.OK }
 // Preparation records one executor's preparation of one scenario.
 type Preparation struct {
 	Scenario string
-	Executor string
+	Executor executor.Name
 	Duration time.Duration
 	Error    string
 	// Compiler and Library describe a native build ("" for other
@@ -343,7 +329,7 @@ type Result struct {
 	// Unavailable lists default executors that could not run on this
 	// machine (torch without libtorch; native and torch in a build
 	// without cgo), with the reason.
-	Unavailable []Unavailable
+	Unavailable []executor.Unavailable
 	// Replays, when Options.Inputs is set, says for every group in matrix
 	// order which inputs were read from which file and which were
 	// generated.

@@ -2,8 +2,8 @@
 // a segfault, an abort or a hang in generated code becomes the failure of
 // one case instead of the end of the run.
 //
-// Executor implements harness.Executor under the name "native": reports
-// and comparisons read exactly as with harness.NativeExecutor. Prepare
+// Executor implements executor.Executor under the name "native": reports
+// and comparisons read exactly as with native.Executor. Prepare
 // starts a worker process (by default the running binary with the
 // argument "worker", which is `rxeq worker`), sends it the lowered IR and
 // the native.Options, and the worker generates, builds (through the usual
@@ -21,7 +21,7 @@
 //
 // Runtime errors of the program cross the pipe as kind names and texts and
 // are rebuilt as *ir.RuntimeError values with the same Kind sentinel and
-// the same text, so harness.CompareErrors compares them with the oracle's
+// the same text, so compare.Errors compares them with the oracle's
 // as before. Other errors keep their text and, where they wrapped one of
 // the native.Err* or ir.Err* sentinels, that sentinel (errors.Is).
 //
@@ -36,7 +36,7 @@
 // Calls on one Prepared are serialised (one worker, one call at a time);
 // the harness's concurrency then only overlaps the other executors. A call
 // whose ctx ends while it still waits for the worker (behind a hanging
-// call, say) never ran: Run returns an error wrapping harness.ErrNotRun
+// call, say) never ran: Run returns an error wrapping executor.ErrNotRun
 // that names the call holding the worker ("not run: the native worker was
 // busy with s/f/b4/native (running for 30s) until this case's deadline"),
 // and the harness reports that case as not run rather than as a timeout.

@@ -2,9 +2,10 @@ package isolate
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 
-	"github.com/rextio/rxeq/harness"
+	"github.com/rextio/rxeq/executor"
 )
 
 // Error kinds of isolated execution.
@@ -13,10 +14,10 @@ var (
 	// SIGSEGV or SIGABRT, or an unexpected exit). The text reads
 	// "native crashed: signal SIGSEGV" or "native crashed: exit status N"
 	// ("torch crashed: …" for the torch executor's code).
-	ErrCrashed = errors.New("native crashed")
+	ErrCrashed = fmt.Errorf("native %w", executor.ErrCrashed)
 	// ErrTimedOut: a call outlived Executor.Timeout; the worker was killed.
 	// The text reads "native timed out after 30s" ("torch timed out …").
-	ErrTimedOut = errors.New("native timed out")
+	ErrTimedOut = fmt.Errorf("native %w", executor.ErrTimedOut)
 	// ErrWorker: the worker could not be started or spoke the protocol
 	// wrongly (wrong binary, version mismatch, undecodable message).
 	ErrWorker = errors.New("native worker")
@@ -27,13 +28,13 @@ var (
 // "native crashed: …" the worker's process code writes. The error chain
 // is kept (errors.Is still finds ErrCrashed); other errors and the native
 // executor's pass unchanged.
-func named(name string, err error) error {
-	if err == nil || name == harness.PathNative {
+func named(name executor.Name, err error) error {
+	if err == nil || name == executor.Native {
 		return err
 	}
 	const prefix = "native "
 	if text := err.Error(); strings.HasPrefix(text, prefix) {
-		return &renamedError{text: name + " " + strings.TrimPrefix(text, prefix), err: err}
+		return &renamedError{text: string(name) + " " + strings.TrimPrefix(text, prefix), err: err}
 	}
 	return err
 }
@@ -52,9 +53,9 @@ func (e *renamedError) Unwrap() error { return e.err }
 // signal SIGSEGV", "torch timed out after 10s", …. The fuzzer keeps such
 // findings apart by their text.
 func IsCrashText(text string) bool {
-	for _, name := range []string{harness.PathNative, harness.PathTorch} {
+	for _, name := range []executor.Name{executor.Native, executor.Torch} {
 		for _, kind := range []error{ErrCrashed, ErrTimedOut} {
-			if strings.HasPrefix(text, name+strings.TrimPrefix(kind.Error(), "native")) {
+			if strings.HasPrefix(text, string(name)+strings.TrimPrefix(kind.Error(), "native")) {
 				return true
 			}
 		}

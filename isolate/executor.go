@@ -4,13 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"slices"
 	"strings"
 	"sync"
 	"time"
 
-	"github.com/rextio/rxeq/harness"
+	"github.com/rextio/rxeq/executor"
 	"github.com/rextio/rxeq/native"
 	"github.com/rextio/rxeq/program"
 	"github.com/rextio/rxeq/program/ir"
@@ -28,9 +29,9 @@ const helloTimeout = 30 * time.Second
 const WorkerArg = "worker"
 
 // Executor runs the native backend in a worker process. It is a
-// harness.Executor named "native" (or "torch", when Options.Runtime is
-// native.RuntimeTorch) whose Prepared values also implement
-// harness.NativePrepared. The zero value runs `<this binary> worker` in
+// executor.Executor named "native" (or "torch", when Options.Runtime is
+// executor.Torch) whose Prepared values also implement
+// executor.Built. The zero value runs `<this binary> worker` in
 // forced mode with DefaultTimeout.
 type Executor struct {
 	// Options are passed to native.Compile in the worker (CC, CacheDir,
@@ -53,23 +54,23 @@ type Executor struct {
 
 // Name returns "native" ("torch" for the torch runtime), so results read
 // as the in-process backend's.
-func (e Executor) Name() string {
-	if e.Options.Runtime == native.RuntimeTorch {
-		return harness.PathTorch
+func (e Executor) Name() executor.Name {
+	if e.Options.Runtime == executor.Torch {
+		return executor.Torch
 	}
-	return harness.PathNative
+	return executor.Native
 }
 
 // Prepare starts a worker and has it generate, build and load p. A build
 // error is returned as the worker reported it (same text and kind).
-func (e Executor) Prepare(ctx context.Context, f *program.File, p *ir.Program) (harness.Prepared, error) {
+func (e Executor) Prepare(ctx context.Context, f *program.File, p *ir.Program) (executor.Prepared, error) {
 	prep, err := e.prepare(ctx, f, p)
 	return prep, named(e.Name(), err)
 }
 
-func (e Executor) prepare(ctx context.Context, _ *program.File, p *ir.Program) (harness.Prepared, error) {
+func (e Executor) prepare(ctx context.Context, _ *program.File, p *ir.Program) (executor.Prepared, error) {
 	if p == nil {
-		return nil, fmt.Errorf("%w: native: nil program", harness.ErrExecutor)
+		return nil, fmt.Errorf("%w: native: nil program", executor.ErrExecutor)
 	}
 	if e.Pool != nil {
 		return e.preparePooled(ctx, p)
@@ -91,9 +92,7 @@ func (e Executor) prepare(ctx context.Context, _ *program.File, p *ir.Program) (
 		timeout = DefaultTimeout
 	}
 	pr := &prepared{argv: argv, env: e.Env, timeout: timeout, sem: make(chan struct{}, 1), path: e.Name(),
-		req: request{Kind: reqPrepare, Program: wp, CC: e.Options.CC, Cache: e.Options.CacheDir, Mode: e.Options.Mode,
-			CompileTimeout: e.Options.CompileTimeout, Runtime: e.Options.Runtime, CXX: e.Options.CXX, TorchThreads: e.Options.TorchThreads,
-			TileRows: e.Options.TileRows}}
+		req: request{Kind: reqPrepare, Program: wp, Options: e.Options}}
 	w, err := pr.start(ctx)
 	if err != nil {
 		return nil, err
@@ -107,7 +106,7 @@ type prepared struct {
 	argv    []string
 	env     []string
 	timeout time.Duration
-	path    string        // the executor's name, the Path of a Run that fails early
+	path    executor.Name // the executor's name, the Path of a Run that fails early
 	req     request       // the prepare request, re-sent to every new worker
 	sem     chan struct{} // one call at a time
 
@@ -122,7 +121,7 @@ type prepared struct {
 
 // call is one Run holding (or having held) the worker.
 type call struct {
-	name  string    // harness.CaseFrom, else the function and input shapes
+	name  string    // executor.CaseFrom, else the function and input shapes
 	start time.Time // when it took the worker
 	end   time.Time // when it timed out (timedOut only)
 }
@@ -186,19 +185,19 @@ func (p *prepared) drop(w *worker) {
 // error (ErrCrashed, ErrTimedOut) and the next Run starts a new worker.
 //
 // Calls wait for the worker one at a time. A call whose ctx ends while it
-// waits never ran: it returns an error wrapping harness.ErrNotRun (and
+// waits never ran: it returns an error wrapping executor.ErrNotRun (and
 // ctx.Err()) that names the call holding the worker, e.g. "not run: the
 // native worker was busy with s/f/b4/native (running for 30s; s/g/b1/native
 // timed out after 30s while this case waited)", so the harness reports
 // that case as not run instead of as a timeout of its own. A call is named
-// by harness.CaseFrom(ctx), else by its function and input shapes.
-func (p *prepared) Run(ctx context.Context, fn string, inputs map[string]*tensor.Tensor) (harness.Outcome, error) {
+// by executor.CaseFrom(ctx), else by its function and input shapes.
+func (p *prepared) Run(ctx context.Context, fn string, inputs map[string]*tensor.Tensor) (executor.Outcome, error) {
 	out, err := p.run(ctx, fn, inputs)
 	return out, named(p.path, err)
 }
 
-func (p *prepared) run(ctx context.Context, fn string, inputs map[string]*tensor.Tensor) (harness.Outcome, error) {
-	out := harness.Outcome{Path: p.path}
+func (p *prepared) run(ctx context.Context, fn string, inputs map[string]*tensor.Tensor) (executor.Outcome, error) {
+	out := executor.Outcome{Path: p.path}
 	me := &call{name: callName(ctx, fn, inputs)}
 	queued := time.Now()
 	select {
@@ -225,7 +224,7 @@ func (p *prepared) run(ctx context.Context, fn string, inputs map[string]*tensor
 			// The deadline came while a new worker was starting: the call
 			// was never sent.
 			return out, fmt.Errorf("%w: restarting the native worker%s took until this case's deadline: %w",
-				harness.ErrNotRun, p.afterTimeout(queued), ctx.Err())
+				executor.ErrNotRun, p.afterTimeout(queued), ctx.Err())
 		}
 		return out, err
 	}
@@ -269,12 +268,12 @@ func (p *prepared) notRun(ctx context.Context, queued time.Time) error {
 	}
 	if busy == nil {
 		// The worker came free just as ctx ended.
-		return fmt.Errorf("%w: the case's deadline came before the native worker took it: %w", harness.ErrNotRun, ctx.Err())
+		return fmt.Errorf("%w: the case's deadline came before the native worker took it: %w", executor.ErrNotRun, ctx.Err())
 	}
 	if len(notes) > 0 {
 		why += " (" + strings.Join(notes, "; ") + ")"
 	}
-	return fmt.Errorf("%w: %s until this case's deadline: %w", harness.ErrNotRun, why, ctx.Err())
+	return fmt.Errorf("%w: %s until this case's deadline: %w", executor.ErrNotRun, why, ctx.Err())
 }
 
 // afterTimeout returns " after NAME timed out" when the last call that
@@ -291,7 +290,7 @@ func (p *prepared) afterTimeout(queued time.Time) string {
 // callName names a call in messages: the harness case of ctx, else the
 // function and the shapes of its inputs ("squash(w [8 4], x [4 8])").
 func callName(ctx context.Context, fn string, inputs map[string]*tensor.Tensor) string {
-	if name := harness.CaseFrom(ctx); name != "" {
+	if name := executor.CaseFrom(ctx); name != "" {
 		return name
 	}
 	names := make([]string, 0, len(inputs))
@@ -337,4 +336,25 @@ func (p *prepared) Info() native.BuildInfo {
 	return p.info
 }
 
-var _ harness.NativePrepared = (*prepared)(nil)
+var _ executor.Built = (*prepared)(nil)
+
+// NeedsCompiler returns true: the worker compiles and runs C.
+func (Executor) NeedsCompiler() bool { return true }
+
+// Slot returns a copy of e for one goroutine of a campaign (the fuzzer's):
+// it has a Pool of its own, so one worker serves every program the
+// goroutine prepares, and it builds into buildDir when that is not "".
+// The Pool is what releases it. (executor.Slotter)
+func (e Executor) Slot(buildDir string) (executor.Executor, io.Closer) {
+	e.Pool = NewPool()
+	if buildDir != "" {
+		e.Options.CacheDir = buildDir
+	}
+	return e, e.Pool
+}
+
+var (
+	_ executor.Slotter      = Executor{}
+	_ executor.Prebuilder   = Executor{}
+	_ executor.CompilerUser = Executor{}
+)

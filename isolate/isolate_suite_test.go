@@ -63,7 +63,7 @@ func needCC() {
 // RXEQ_NATIVE_ISA=c in the worker's environment) lands there. Those arguments are
 // part of the build cache key, so a fault build never replaces a normal
 // one; the suite still uses a private cache directory.
-func executor(fault string) isolate.Executor {
+func workerExecutor(fault string) isolate.Executor {
 	cc := "cc"
 	env := []string{workerEnv}
 	if fault != "" {

@@ -24,7 +24,7 @@ var _ = BeforeEach(func() {
 var _ = Describe("a worker built without cgo", func() {
 	It("fails Prepare with native.ErrUnavailable, its text and kind kept across the pipe", func() {
 		f, p := load("testdata/two.rx")
-		pr, err := executor("").Prepare(context.Background(), f, p)
+		pr, err := workerExecutor("").Prepare(context.Background(), f, p)
 		Expect(pr).To(BeNil())
 		Expect(errors.Is(err, native.ErrUnavailable)).To(BeTrue(), "%v", err)
 		Expect(err.Error()).To(ContainSubstring(native.ErrUnavailable.Error()))

@@ -12,7 +12,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/rextio/rxeq/harness"
+	"github.com/rextio/rxeq/executor"
 	"github.com/rextio/rxeq/native"
 	"github.com/rextio/rxeq/program/ir"
 	"github.com/rextio/rxeq/tensor"
@@ -128,9 +128,7 @@ func (e Executor) argv() ([]string, error) {
 
 // request returns a request of kind carrying e's build options.
 func (e Executor) request(kind string) request {
-	return request{Kind: kind, CC: e.Options.CC, Cache: e.Options.CacheDir, Mode: e.Options.Mode,
-		CompileTimeout: e.Options.CompileTimeout, Runtime: e.Options.Runtime, CXX: e.Options.CXX, TorchThreads: e.Options.TorchThreads,
-		TileRows: e.Options.TileRows}
+	return request{Kind: kind, Options: e.Options}
 }
 
 func (e Executor) timeout() time.Duration {
@@ -152,7 +150,7 @@ func (pl *Pool) check(e Executor) error {
 	if pl.config == "" {
 		pl.config = c
 	} else if pl.config != c {
-		return fmt.Errorf("%w: a Pool serves one executor configuration; give each executor its own", harness.ErrExecutor)
+		return fmt.Errorf("%w: a Pool serves one executor configuration; give each executor its own", executor.ErrExecutor)
 	}
 	return nil
 }
@@ -253,7 +251,7 @@ func (pl *Pool) exchange(ctx context.Context, pw *poolWorker, timeout time.Durat
 	select {
 	case pw.sem <- struct{}{}:
 	case <-ctx.Done():
-		return fmt.Errorf("%w: the native worker was busy until this case's deadline: %w", harness.ErrNotRun, ctx.Err())
+		return fmt.Errorf("%w: the native worker was busy until this case's deadline: %w", executor.ErrNotRun, ctx.Err())
 	}
 	defer func() { <-pw.sem }()
 	pl.mu.Lock()
@@ -387,7 +385,7 @@ func (e Executor) Prebuild(ctx context.Context, ps []*ir.Program) error {
 }
 
 // preparePooled is Executor.Prepare with a Pool.
-func (e Executor) preparePooled(ctx context.Context, p *ir.Program) (harness.Prepared, error) {
+func (e Executor) preparePooled(ctx context.Context, p *ir.Program) (executor.Prepared, error) {
 	pl := e.Pool
 	if err := pl.check(e); err != nil {
 		return nil, err
@@ -483,13 +481,13 @@ func (h *pooled) detach() *poolWorker {
 
 // Run runs fn in the program's worker (see Pool for crashes and
 // timeouts).
-func (h *pooled) Run(ctx context.Context, fn string, inputs map[string]*tensor.Tensor) (harness.Outcome, error) {
+func (h *pooled) Run(ctx context.Context, fn string, inputs map[string]*tensor.Tensor) (executor.Outcome, error) {
 	out, err := h.run(ctx, fn, inputs)
 	return out, named(h.e.Name(), err)
 }
 
-func (h *pooled) run(ctx context.Context, fn string, inputs map[string]*tensor.Tensor) (harness.Outcome, error) {
-	out := harness.Outcome{Path: h.e.Name()}
+func (h *pooled) run(ctx context.Context, fn string, inputs map[string]*tensor.Tensor) (executor.Outcome, error) {
+	out := executor.Outcome{Path: h.e.Name()}
 	h.pl.mu.Lock()
 	pw, closed := h.pw, h.closed
 	h.pl.mu.Unlock()
@@ -587,7 +585,7 @@ func (h *pooled) faithful(pw *poolWorker) bool {
 }
 
 // finish turns a run's response into its outcome.
-func finish(out harness.Outcome, resp response, err error) (harness.Outcome, error) {
+func finish(out executor.Outcome, resp response, err error) (executor.Outcome, error) {
 	if err != nil {
 		return out, err
 	}
@@ -636,8 +634,8 @@ func (h *pooled) reattach(ctx context.Context, pw *poolWorker) error {
 // fresh worker that holds only this program, after the calls the
 // program's own worker would have served before it (the call log). The
 // handle keeps using that worker.
-func (h *pooled) alone(ctx context.Context, req *request) (harness.Outcome, error) {
-	out := harness.Outcome{Path: h.e.Name()}
+func (h *pooled) alone(ctx context.Context, req *request) (executor.Outcome, error) {
+	out := executor.Outcome{Path: h.e.Name()}
 	pw, err := h.pl.startWorker(ctx, h.e, false)
 	if err != nil {
 		return out, fmt.Errorf("restarting the native worker: %w", err)
@@ -705,4 +703,4 @@ func (h *pooled) Info() native.BuildInfo {
 	return h.info
 }
 
-var _ harness.NativePrepared = (*pooled)(nil)
+var _ executor.Built = (*pooled)(nil)

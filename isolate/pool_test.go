@@ -13,7 +13,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"github.com/rextio/rxeq/harness"
+	"github.com/rextio/rxeq/executor"
 	"github.com/rextio/rxeq/isolate"
 	"github.com/rextio/rxeq/native"
 	"github.com/rextio/rxeq/program"
@@ -92,7 +92,7 @@ var _ = Describe("an isolated executor with a Pool", Label("native"), func() {
 	ctx := context.Background()
 
 	It("prepares prebuilt programs from one library in one worker, computing what a worker per program computes", func() {
-		e := pooled(executor(""))
+		e := pooled(workerExecutor(""))
 		fe, pe := lower("e.rx", expSrc)
 		ft, pt := lower("t.rx", tanhSrc)
 		Expect(e.Prebuild(ctx, []*ir.Program{pe, pt})).To(Succeed())
@@ -102,12 +102,12 @@ var _ = Describe("an isolated executor with a Pool", Label("native"), func() {
 		b, err := e.Prepare(ctx, ft, pt)
 		Expect(err).NotTo(HaveOccurred())
 		DeferCleanup(b.Close)
-		la, lb := a.(harness.NativePrepared).Info().Library, b.(harness.NativePrepared).Info().Library
+		la, lb := a.(executor.Built).Info().Library, b.(executor.Built).Info().Library
 		Expect(la).To(Equal(lb), "both from the batch's library")
 		Expect(filepath.Base(la)).To(HavePrefix("batch-"))
 
 		for _, c := range []struct {
-			pr   harness.Prepared
+			pr   executor.Prepared
 			fn   string
 			f    *program.File
 			p    *ir.Program
@@ -115,20 +115,20 @@ var _ = Describe("an isolated executor with a Pool", Label("native"), func() {
 		}{{a, "e", fe, pe, func(x float64) float64 { return math.Exp(x) * 0.5 }}, {b, "t", ft, pt, func(x float64) float64 { return math.Tanh(x) + 1 }}} {
 			got, err := c.pr.Run(ctx, c.fn, poolInput())
 			Expect(err).NotTo(HaveOccurred())
-			alone := prepareProgram(executor(""), c.f, c.p)
+			alone := prepareProgram(workerExecutor(""), c.f, c.p)
 			want, err := alone.Run(ctx, c.fn, poolInput())
 			Expect(err).NotTo(HaveOccurred())
 			for i, v := range got.Outputs["y"].F32 {
 				Expect(math.Float32bits(v)).To(Equal(math.Float32bits(want.Outputs["y"].F32[i])), "%s y[%d]", c.fn, i)
 				Expect(float64(v)).To(BeNumerically("~", c.want(float64(poolInput()["x"].F32[i])), 1e-6))
 			}
-			Expect(c.pr.(harness.NativePrepared).Source()).To(Equal(alone.(harness.NativePrepared).Source()))
+			Expect(c.pr.(executor.Built).Source()).To(Equal(alone.(executor.Built).Source()))
 		}
 	})
 
 	It("does not blame a program for a crash an earlier program's call caused: the call runs again alone", func() {
 		obj := faultObject("fault_state")
-		e := executor("")
+		e := workerExecutor("")
 		e.Options.CC = "cc -Wl,--wrap=exp -Wl,--wrap=tanh " + obj
 		e.Env = append(e.Env, "RXEQ_NATIVE_ISA=c")
 		By("checking the fault: Tanh crashes after Exp in one process")
@@ -172,7 +172,7 @@ var _ = Describe("an isolated executor with a Pool", Label("native"), func() {
 	})
 
 	It("fails only the crashing program of a batch, with the crash it has alone", func() {
-		e := pooled(executor("segv"))
+		e := pooled(workerExecutor("segv"))
 		fp, pp := lower("p.rx", plainSrc)
 		ft, pt := lower("t.rx", tanhSrc)
 		Expect(e.Prebuild(ctx, []*ir.Program{pp, pt})).To(Succeed())
@@ -191,7 +191,7 @@ var _ = Describe("an isolated executor with a Pool", Label("native"), func() {
 	})
 
 	It("times out a hung call with the timeout's text, and the other programs go on", func() {
-		e := executor("hang")
+		e := workerExecutor("hang")
 		e.Timeout = 300 * time.Millisecond
 		e = pooled(e)
 		fp, pp := lower("p.rx", plainSrc)
@@ -218,7 +218,7 @@ var _ = Describe("an isolated executor with a Pool", Label("native"), func() {
 if grep -q 'rx_tanh(' *.c 2>/dev/null; then echo "rx_gen.c:7:3: error: planted compiler bug" >&2; exit 1; fi
 exec cc "$@"
 `), 0o755)).To(Succeed())
-		e := executor("")
+		e := workerExecutor("")
 		e.Options.CC = cc
 		_, pt := lower("t.rx", tanhSrc)
 		_, alone := e.Prepare(ctx, nil, pt)
@@ -236,7 +236,7 @@ exec cc "$@"
 	})
 
 	It("starts one shared worker when many programs are prepared at once", func() {
-		e := pooled(executor(""))
+		e := pooled(workerExecutor(""))
 		srcs := []string{expSrc, tanhSrc, plainSrc, bothSrc}
 		errs := make(chan error, 2*len(srcs))
 		for i := range 2 * len(srcs) {
@@ -257,7 +257,7 @@ exec cc "$@"
 	})
 
 	It("keeps a program that a Prebuild running at the same time no longer lists", func() {
-		e := pooled(executor(""))
+		e := pooled(workerExecutor(""))
 		fe, pe := lower("e.rx", expSrc)
 		_, pt := lower("t.rx", tanhSrc)
 		Expect(e.Prebuild(ctx, []*ir.Program{pe})).To(Succeed())
@@ -274,7 +274,7 @@ exec cc "$@"
 	})
 
 	It("fails a call that Close interrupts with ErrClosed, not as a crash", func() {
-		e := executor("hang")
+		e := workerExecutor("hang")
 		e.Timeout = time.Minute
 		e = pooled(e)
 		ft, pt := lower("t.rx", tanhSrc)
@@ -293,13 +293,13 @@ exec cc "$@"
 	})
 
 	It("refuses a second executor configuration and fails after Close", func() {
-		e := pooled(executor(""))
+		e := pooled(workerExecutor(""))
 		fp, pp := lower("p.rx", plainSrc)
 		prepareProgram(e, fp, pp)
-		other := executor("segv")
+		other := workerExecutor("segv")
 		other.Pool = e.Pool
 		_, err := other.Prepare(ctx, fp, pp)
-		Expect(errors.Is(err, harness.ErrExecutor)).To(BeTrue(), "%v", err)
+		Expect(errors.Is(err, executor.ErrExecutor)).To(BeTrue(), "%v", err)
 		Expect(e.Pool.Close()).To(Succeed())
 		_, err = e.Prepare(ctx, fp, pp)
 		Expect(errors.Is(err, native.ErrClosed)).To(BeTrue(), "%v", err)
@@ -307,7 +307,7 @@ exec cc "$@"
 })
 
 // prepareProgram prepares p with e and closes it after the spec.
-func prepareProgram(e harness.Executor, f *program.File, p *ir.Program) harness.Prepared {
+func prepareProgram(e executor.Executor, f *program.File, p *ir.Program) executor.Prepared {
 	GinkgoHelper()
 	pr, err := e.Prepare(context.Background(), f, p)
 	Expect(err).NotTo(HaveOccurred())

@@ -11,6 +11,9 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/rextio/rxeq/compare"
+	"github.com/rextio/rxeq/executor"
+	"github.com/rextio/rxeq/fallback"
 	"github.com/rextio/rxeq/harness"
 	"github.com/rextio/rxeq/isolate"
 	"github.com/rextio/rxeq/native"
@@ -54,7 +57,7 @@ func plainWant(in map[string]*tensor.Tensor) []float64 {
 	return out
 }
 
-func prepare(e harness.Executor, path string) harness.Prepared {
+func prepare(e executor.Executor, path string) executor.Prepared {
 	f, p := load(path)
 	pr, err := e.Prepare(context.Background(), f, p)
 	Expect(err).NotTo(HaveOccurred())
@@ -66,15 +69,15 @@ var _ = Describe("the isolated native executor", Label("native"), func() {
 	BeforeEach(needCC)
 
 	It("is named native and computes what the in-process backend computes, bit for bit", func() {
-		iso := executor("")
-		Expect(iso.Name()).To(Equal("native"))
+		iso := workerExecutor("")
+		Expect(iso.Name()).To(Equal(executor.Name("native")))
 		pr := prepare(iso, "testdata/two.rx")
-		inproc := prepare(harness.NativeExecutor{Options: native.Options{CacheDir: cacheDir}}, "testdata/two.rx")
+		inproc := prepare(native.Executor{Options: native.Options{CacheDir: cacheDir}}, "testdata/two.rx")
 		in := twoInputs()
 
 		got, err := pr.Run(context.Background(), "plain", in)
 		Expect(err).NotTo(HaveOccurred())
-		Expect(got.Path).To(Equal("native"))
+		Expect(got.Path).To(Equal(executor.Name("native")))
 		want := plainWant(in)
 		for i, v := range got.Outputs["logits"].F32 {
 			Expect(float64(v)).To(BeNumerically("~", want[i], 1e-5), "logits[%d]", i)
@@ -99,7 +102,7 @@ var _ = Describe("the isolated native executor", Label("native"), func() {
 				Expect(a.Outputs[name].I64).To(Equal(t.I64), name)
 			}
 		}
-		np, ok := pr.(harness.NativePrepared)
+		np, ok := pr.(executor.Built)
 		Expect(ok).To(BeTrue())
 		Expect(string(np.Source())).To(ContainSubstring(native.CFuncName("squash")))
 		Expect(np.Info().Compiler).NotTo(BeEmpty())
@@ -107,8 +110,8 @@ var _ = Describe("the isolated native executor", Label("native"), func() {
 	})
 
 	It("returns runtime errors with the in-process kind and text", func() {
-		pr := prepare(executor(""), "../scenarios/error.rx")
-		inproc := prepare(harness.NativeExecutor{Options: native.Options{CacheDir: cacheDir}}, "../scenarios/error.rx")
+		pr := prepare(workerExecutor(""), "../scenarios/error.rx")
+		inproc := prepare(native.Executor{Options: native.Options{CacheDir: cacheDir}}, "../scenarios/error.rx")
 		x, w := tensor.NewFloat32(3, 32), tensor.NewFloat32(32, 8)
 		in := map[string]*tensor.Tensor{"x": x, "w": w, "divisor": tensor.Scalar(0)}
 
@@ -120,7 +123,7 @@ var _ = Describe("the isolated native executor", Label("native"), func() {
 		Expect(re.Kind).To(BeIdenticalTo(ir.ErrDivisionByZero))
 		Expect(got.Error()).To(Equal(want.Error()))
 		Expect(got.Error()).To(ContainSubstring("score_divisor: CheckedRem: division by zero (round_idx=0) at ../scenarios/error.rx:"))
-		ok, msg := harness.CompareErrors(want, got)
+		ok, msg := compare.Errors(want, got)
 		Expect(ok).To(BeTrue(), msg)
 
 		in["w"] = tensor.NewFloat32(31, 8) // a boundary error
@@ -134,7 +137,7 @@ var _ = Describe("the isolated native executor", Label("native"), func() {
 	})
 
 	It("reports build errors from the worker with their kind", func() {
-		e := executor("")
+		e := workerExecutor("")
 		e.Options.CC = "rxeq-no-such-compiler"
 		f, p := load("testdata/two.rx")
 		_, err := e.Prepare(context.Background(), f, p)
@@ -143,7 +146,7 @@ var _ = Describe("the isolated native executor", Label("native"), func() {
 	})
 
 	It("serves concurrent Runs correctly", func() {
-		pr := prepare(executor(""), "testdata/two.rx")
+		pr := prepare(workerExecutor(""), "testdata/two.rx")
 		in := twoInputs()
 		want := plainWant(in)
 		var wg sync.WaitGroup
@@ -166,13 +169,13 @@ var _ = Describe("the isolated native executor", Label("native"), func() {
 
 	DescribeTable("turns a crash in generated code into an error of that call, and recovers",
 		func(fault, text string) {
-			pr := prepare(executor(fault), "testdata/two.rx")
+			pr := prepare(workerExecutor(fault), "testdata/two.rx")
 			in := twoInputs()
 			for range 2 { // the second crash is in a restarted worker
 				out, err := pr.Run(context.Background(), "squash", in)
 				Expect(errors.Is(err, isolate.ErrCrashed)).To(BeTrue(), "%v", err)
 				Expect(err.Error()).To(HavePrefix(text))
-				Expect(out.Path).To(Equal("native"))
+				Expect(out.Path).To(Equal(executor.Name("native")))
 				if fault == "abort" {
 					Expect(err.Error()).To(ContainSubstring("fault_abort: tanh("))
 				}
@@ -187,7 +190,7 @@ var _ = Describe("the isolated native executor", Label("native"), func() {
 
 	It("kills a hung call at the timeout, recovers, and leaks no goroutine", func() {
 		before := runtime.NumGoroutine()
-		e := executor("hang")
+		e := workerExecutor("hang")
 		e.Timeout = 300 * time.Millisecond
 		pr := prepare(e, "testdata/two.rx")
 		_, err := pr.Run(context.Background(), "squash", twoInputs())
@@ -200,7 +203,7 @@ var _ = Describe("the isolated native executor", Label("native"), func() {
 	})
 
 	It("reports a call queued behind a hung one as not run, naming it, and runs the next call in a new worker", func() {
-		e := executor("hang")
+		e := workerExecutor("hang")
 		e.Timeout = 1500 * time.Millisecond
 		pr := prepare(e, "testdata/two.rx")
 		hung := make(chan error, 1)
@@ -210,13 +213,13 @@ var _ = Describe("the isolated native executor", Label("native"), func() {
 		}()
 		time.Sleep(300 * time.Millisecond) // the hanging call takes the worker
 
-		ctx, cancel := context.WithTimeout(harness.WithCase(context.Background(), "isolate-two-funcs/plain/b2/native"), 300*time.Millisecond)
+		ctx, cancel := context.WithTimeout(executor.WithCase(context.Background(), "isolate-two-funcs/plain/b2/native"), 300*time.Millisecond)
 		defer cancel()
 		_, err := pr.Run(ctx, "plain", twoInputs())
-		Expect(errors.Is(err, harness.ErrNotRun)).To(BeTrue(), "%v", err)
+		Expect(errors.Is(err, executor.ErrNotRun)).To(BeTrue(), "%v", err)
 		Expect(errors.Is(err, context.DeadlineExceeded)).To(BeTrue(), "%v", err)
 		Expect(errors.Is(err, isolate.ErrTimedOut)).To(BeFalse(), "%v", err)
-		// The hanging call has no case name in its ctx (harness.WithCase),
+		// The hanging call has no case name in its ctx (executor.WithCase),
 		// so it is named by its function and inputs.
 		Expect(err.Error()).To(MatchRegexp(`^not run: the native worker was busy with squash\(w \[8 4\], x \[2 8\]\) \(running for [0-9.]+m?s\) until this case's deadline: context deadline exceeded$`))
 
@@ -227,7 +230,7 @@ var _ = Describe("the isolated native executor", Label("native"), func() {
 	})
 
 	It("kills a hung call when ctx ends", func() {
-		pr := prepare(executor("hang"), "testdata/two.rx")
+		pr := prepare(workerExecutor("hang"), "testdata/two.rx")
 		ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 		defer cancel()
 		_, err := pr.Run(ctx, "squash", twoInputs())
@@ -237,11 +240,11 @@ var _ = Describe("the isolated native executor", Label("native"), func() {
 
 	It("leaves the normal build cache usable after fault builds", func() {
 		for _, fault := range []string{"segv", "abort"} {
-			pr := prepare(executor(fault), "testdata/two.rx")
+			pr := prepare(workerExecutor(fault), "testdata/two.rx")
 			_, err := pr.Run(context.Background(), "squash", twoInputs())
 			Expect(err).To(HaveOccurred())
 		}
-		pr := prepare(harness.NativeExecutor{Options: native.Options{CacheDir: cacheDir}}, "testdata/two.rx")
+		pr := prepare(native.Executor{Options: native.Options{CacheDir: cacheDir}}, "testdata/two.rx")
 		out, err := pr.Run(context.Background(), "squash", twoInputs())
 		Expect(err).NotTo(HaveOccurred())
 		// squash row 0: tanh(0.65625·2) = tanh(1.3125) for every class
@@ -256,12 +259,12 @@ var _ = Describe("a harness run with a crashing function", Label("native"), func
 
 	It("fails only the crashing cases and completes the rest", func() {
 		f, _ := load("testdata/two.rx")
-		opts := harness.Options{Executors: []harness.Executor{harness.FallbackExecutor{}, executor("segv")}, SkipLocks: true}
+		opts := harness.Options{Executors: []executor.Executor{fallback.Executor{}, workerExecutor("segv")}, SkipLocks: true}
 		res, err := harness.Run(context.Background(), []*program.File{f}, opts)
 		Expect(err).NotTo(HaveOccurred())
 		seen := map[string]int{}
 		for _, c := range res.Cases {
-			key := c.Function + "/" + c.Executor
+			key := c.Function + "/" + string(c.Executor)
 			seen[key]++
 			if key == "squash/native" {
 				Expect(c.Status).NotTo(Equal(harness.StatusPass), c.Name())

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/rextio/rxeq/executor"
 	"github.com/rextio/rxeq/native"
 	"github.com/rextio/rxeq/program/ir"
 )
@@ -86,8 +87,7 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 }
 
 func options(req *request) native.Options {
-	return native.Options{CC: req.CC, CacheDir: req.Cache, Mode: req.Mode, CompileTimeout: req.CompileTimeout,
-		Runtime: req.Runtime, CXX: req.CXX, TorchThreads: req.TorchThreads, TileRows: req.TileRows}
+	return req.Options
 }
 
 // buildPrograms builds req.Programs into one library (native.CompileBatch)
@@ -152,9 +152,9 @@ func prepareProgram(ctx context.Context, req *request, wp *wireProgram) (*native
 }
 
 func runProgram(ctx context.Context, prog *native.Program, req *request) response {
-	resp := response{Path: string(native.PathNative)}
-	if req.Runtime == native.RuntimeTorch {
-		resp.Path = string(native.PathTorch)
+	resp := response{Path: executor.Native}
+	if req.Options.Runtime == executor.Torch {
+		resp.Path = executor.Torch
 	}
 	if prog == nil {
 		resp.Err = encodeError(fmt.Errorf("%w: run before prepare", ErrWorker))
@@ -168,12 +168,12 @@ func runProgram(ctx context.Context, prog *native.Program, req *request) respons
 	res, err := prog.Run(ctx, req.Func, inputs)
 	if err != nil {
 		if path, _ := prog.PathOf(req.Func); path != "" {
-			resp.Path = string(path)
+			resp.Path = path
 		}
 		resp.Err = encodeError(err)
 		return resp
 	}
-	resp.Path = string(res.Path)
+	resp.Path = res.Path
 	resp.Outputs = encodeTensors(res.Outputs)
 	return resp
 }

@@ -9,6 +9,9 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/rextio/rxeq/executor"
+	"github.com/rextio/rxeq/executor/builtin"
+	"github.com/rextio/rxeq/fallback"
 	"github.com/rextio/rxeq/harness"
 	"github.com/rextio/rxeq/isolate"
 	"github.com/rextio/rxeq/native"
@@ -22,7 +25,7 @@ const atenTanh = "_ZN2at4_ops8tanh_out4callERKNS_6TensorERS2_"
 var _ = Describe("the isolated torch executor", Label("native", "torch"), func() {
 	It("is named torch, and a crash inside an ATen call fails that function's cases only", func() {
 		needCC()
-		if err := harness.TorchAvailable(); err != nil {
+		if err := builtin.Available(executor.Torch); err != nil {
 			if os.Getenv("RXEQ_REQUIRE_TORCH") != "" {
 				Fail("libtorch is required here (RXEQ_REQUIRE_TORCH is set) but: " + err.Error())
 			}
@@ -34,25 +37,25 @@ var _ = Describe("the isolated torch executor", Label("native", "torch"), func()
 		// The fault is linked into the torch runtime through CXX (part of
 		// its cache key, so it never replaces a normal runtime).
 		e := isolate.Executor{
-			Options: native.Options{Runtime: native.RuntimeTorch, CXX: "c++ -Wl,--wrap=" + atenTanh + " " + obj, CacheDir: cacheDir},
+			Options: native.Options{Runtime: executor.Torch, CXX: "c++ -Wl,--wrap=" + atenTanh + " " + obj, CacheDir: cacheDir},
 			Command: []string{self},
 			Env:     []string{workerEnv},
 		}
-		Expect(e.Name()).To(Equal("torch"))
+		Expect(e.Name()).To(Equal(executor.Name("torch")))
 
 		f, _ := load("testdata/two.rx")
-		opts := harness.Options{Executors: []harness.Executor{harness.FallbackExecutor{}, e}, SkipLocks: true}
+		opts := harness.Options{Executors: []executor.Executor{fallback.Executor{}, e}, SkipLocks: true}
 		res, err := harness.Run(context.Background(), []*program.File{f}, opts)
 		Expect(err).NotTo(HaveOccurred())
 		seen := map[string]int{}
 		for _, c := range res.Cases {
-			key := c.Function + "/" + c.Executor
+			key := c.Function + "/" + string(c.Executor)
 			seen[key]++
 			if key == "squash/torch" {
 				Expect(c.Status).NotTo(Equal(harness.StatusPass), c.Name())
 				Expect(c.Message).To(ContainSubstring(`"torch crashed: signal SIGSEGV`), c.Name())
 				Expect(c.Message).NotTo(ContainSubstring("native crashed"), c.Name())
-				Expect(c.Path).To(Equal("torch"))
+				Expect(c.Path).To(Equal(executor.Name("torch")))
 				continue
 			}
 			Expect(c.Status).To(Equal(harness.StatusPass), "%s: %s", c.Name(), c.Message)
@@ -61,7 +64,7 @@ var _ = Describe("the isolated torch executor", Label("native", "torch"), func()
 			"plain/oracle": 2, "plain/fallback": 2, "plain/torch": 2}))
 		for _, c := range res.Cases {
 			if c.Executor == "torch" && c.Status == harness.StatusPass {
-				Expect(c.Path).To(Equal("torch"))
+				Expect(c.Path).To(Equal(executor.Name("torch")))
 			}
 		}
 	})

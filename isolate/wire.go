@@ -5,8 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"time"
 
+	"github.com/rextio/rxeq/executor"
 	"github.com/rextio/rxeq/native"
 	"github.com/rextio/rxeq/program/ir"
 	"github.com/rextio/rxeq/tensor"
@@ -40,18 +40,10 @@ type request struct {
 
 	// prepare
 	Program *wireProgram
-	CC      string
-	Cache   string
-	Mode    native.Mode
-	// CompileTimeout bounds each compiler run in the worker.
-	CompileTimeout time.Duration
-	// Runtime, CXX and TorchThreads select and build the runtime
-	// (native.Options).
-	Runtime      string
-	CXX          string
-	TorchThreads int
-	// TileRows is native.Options.TileRows.
-	TileRows int
+	// Options are the whole native.Options the worker builds with, as the
+	// parent's executor has them: a library user's ProgramCC and cache
+	// directories take effect in the worker as in process.
+	Options native.Options
 
 	// run
 	Func   string
@@ -71,7 +63,7 @@ type response struct {
 
 	// run
 	Outputs map[string]wireTensor
-	Path    string
+	Path    executor.Name
 	// build: one per program, in order
 	Members []member
 }

@@ -12,6 +12,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/rextio/rxeq/executor"
 	"github.com/rextio/rxeq/native"
 	"github.com/rextio/rxeq/program"
 	"github.com/rextio/rxeq/program/ir"
@@ -27,9 +28,9 @@ func viaGob(v, out any) {
 }
 
 var _ = Describe("the wire format", func() {
-	It("carries the native options a worker builds with, TileRows included", func() {
+	It("carries the whole native options a worker builds with: TileRows, ProgramCC and the runtime cache included", func() {
 		opts := native.Options{CC: "cc -m64", CacheDir: "/c", Mode: native.Auto, CompileTimeout: 7,
-			Runtime: native.RuntimeTorch, CXX: "c++", TorchThreads: 2, TileRows: 96}
+			Runtime: executor.Torch, CXX: "c++", TorchThreads: 2, TileRows: 96, ProgramCC: "tcc", RuntimeCacheDir: "/rt"}
 		e := Executor{Options: opts}
 		var req request
 		viaGob(e.request(reqPrepare), &req)

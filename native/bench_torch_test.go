@@ -16,6 +16,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rextio/rxeq/executor"
 	"github.com/rextio/rxeq/native"
 	"github.com/rextio/rxeq/native/runtime"
 )
@@ -95,7 +96,7 @@ func BenchmarkScoreLinearTorch(b *testing.B) {
 	f, p := benchProgram(b)
 	ctx := context.Background()
 	cache := filepath.Join(b.TempDir(), "c")
-	tp, err := native.Compile(ctx, p, native.Options{CacheDir: cache, Runtime: native.RuntimeTorch, TorchThreads: 1})
+	tp, err := native.Compile(ctx, p, native.Options{CacheDir: cache, Runtime: executor.Torch, TorchThreads: 1})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"math/bits"
 	"unsafe"
 
+	"github.com/rextio/rxeq/executor"
 	"github.com/rextio/rxeq/program/ir"
 	"github.com/rextio/rxeq/tensor"
 )
@@ -89,7 +90,7 @@ func (p *Program) call(fr *frame, c *compiled, inputs map[string]*tensor.Tensor)
 // rows, the rows per tile (0: one invocation) and the mask of the
 // arguments that the tiles narrow. Only the native runtime tiles.
 func (p *Program) tiling(fr *frame, m *funcMeta) (rows, tile int, mask uint64) {
-	if p.path != PathNative || m.rows == nil || p.tileRows < 0 {
+	if p.path != executor.Native || m.rows == nil || p.tileRows < 0 {
 		return 0, 0, 0
 	}
 	return fr.tiling(m, p.tileRows)

@@ -9,6 +9,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/rextio/rxeq/executor"
 	"github.com/rextio/rxeq/native"
 	"github.com/rextio/rxeq/program/ir"
 	"github.com/rextio/rxeq/tensor"
@@ -131,7 +132,7 @@ var _ = Describe("invocation context", Label("native"), func() {
 			r, err := prog.Run(context.Background(), "empty", nil)
 			Expect(err).NotTo(HaveOccurred())
 			Expect(r.Outputs).To(BeNil())
-			Expect(r.Path).To(Equal(native.PathNative))
+			Expect(r.Path).To(Equal(executor.Native))
 		}
 		Expect(prog.Counters().Calls).To(Equal(int64(3)))
 		_, err := prog.Run(context.Background(), "empty", map[string]*tensor.Tensor{"x": tensor.Scalar(1)})

@@ -134,8 +134,8 @@
 // # Runtimes: native and torch
 //
 // The generated C calls only the runtime's C API (rx_runtime.h), and
-// Options.Runtime chooses the library behind it: RuntimeNative (rxeq's own
-// float32 kernels, rx_kernels.c) or RuntimeTorch (rx_aten.cc, every float
+// Options.Runtime chooses the library behind it: executor.Native (rxeq's own
+// float32 kernels, rx_kernels.c) or executor.Torch (rx_aten.cc, every float
 // kernel one ATen `_out` op over at::from_blob views of the call's own
 // memory). The translation unit is byte-identical for both, so every
 // //rx:lock holds for both, and both share rx_context.c: the invocation

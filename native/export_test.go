@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 
+	"github.com/rextio/rxeq/executor"
 	"github.com/rextio/rxeq/native/runtime"
 	"github.com/rextio/rxeq/program/ir"
 	"github.com/rextio/rxeq/tensor"
@@ -51,7 +52,7 @@ func InvokeSource(ctx context.Context, opts Options, src, fn string, args ...*te
 		return RawStatus{}, err
 	}
 	var rtPath, rtKey string
-	if p.path == PathTorch {
+	if p.path == executor.Torch {
 		rtPath, rtKey, err = p.torchRuntime(ctx, cc, dir, opts)
 	} else {
 		rtPath, rtKey, err = buildRuntime(ctx, runtime.Native(), cc, dir, opts.CompileTimeout)

@@ -8,6 +8,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/rextio/rxeq/executor"
 	"github.com/rextio/rxeq/fallback"
 	"github.com/rextio/rxeq/native"
 	"github.com/rextio/rxeq/program"
@@ -54,7 +55,7 @@ func run(prog *native.Program, fn string, in map[string]*tensor.Tensor) map[stri
 	GinkgoHelper()
 	r, err := prog.Run(context.Background(), fn, in)
 	Expect(err).NotTo(HaveOccurred())
-	Expect(r.Path).To(Equal(native.PathNative))
+	Expect(r.Path).To(Equal(executor.Native))
 	return r.Outputs
 }
 

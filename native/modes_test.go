@@ -8,6 +8,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/rextio/rxeq/executor"
 	"github.com/rextio/rxeq/native"
 	"github.com/rextio/rxeq/program/ir"
 	"github.com/rextio/rxeq/program/ir/irtest"
@@ -50,14 +51,14 @@ var _ = Describe("modes", Label("native"), func() {
 		defer prog.Close()
 		r, err := prog.Run(ctx, "twice", xin())
 		Expect(err).NotTo(HaveOccurred())
-		Expect(r.Path).To(Equal(native.PathNative))
+		Expect(r.Path).To(Equal(executor.Native))
 		Expect(r.Outputs["r"].F32).To(Equal([]float32{3, -4}))
 		r, err = prog.Run(ctx, "big", yin())
 		Expect(err).NotTo(HaveOccurred())
-		Expect(r.Path).To(Equal(native.PathFallback))
+		Expect(r.Path).To(Equal(executor.Fallback))
 		Expect(r.Outputs["s"].F32).To(Equal([]float32{3, 4}))
 		path, why := prog.PathOf("big")
-		Expect(path).To(Equal(native.PathFallback))
+		Expect(path).To(Equal(executor.Fallback))
 		Expect(why).To(MatchError(native.ErrUnsupported))
 		Expect(prog.Counters().FallbackRuns).To(Equal(int64(1)))
 		Expect(prog.Counters().Calls).To(Equal(int64(1)))
@@ -72,7 +73,7 @@ var _ = Describe("modes", Label("native"), func() {
 		Expect(prog.NativeError()).To(MatchError(native.ErrCompiler))
 		r, err := prog.Run(ctx, "twice", xin())
 		Expect(err).NotTo(HaveOccurred())
-		Expect(r.Path).To(Equal(native.PathFallback))
+		Expect(r.Path).To(Equal(executor.Fallback))
 		Expect(r.Outputs["r"].F32).To(Equal([]float32{3, -4}))
 		Expect(prog.Counters().Calls).To(BeZero())
 	})

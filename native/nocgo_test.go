@@ -9,6 +9,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/rextio/rxeq/executor"
 	"github.com/rextio/rxeq/native"
 	"github.com/rextio/rxeq/program/ir"
 	"github.com/rextio/rxeq/tensor"
@@ -27,7 +28,7 @@ var _ = Describe("a build without cgo", func() {
 
 	It("fails Compile in forced mode before looking for a compiler, for both runtimes", func() {
 		_, p := parse("boundary.rx", readTestdata("boundary.rx"))
-		for _, rt := range []string{native.RuntimeNative, native.RuntimeTorch} {
+		for _, rt := range []executor.Name{executor.Native, executor.Torch} {
 			// A compiler that does not exist: were it looked for, the error
 			// would be ErrCompiler.
 			opts := native.Options{CC: "/nonexistent/cc", CXX: "/nonexistent/c++", CacheDir: suiteCache, Runtime: rt}
@@ -55,13 +56,13 @@ var _ = Describe("a build without cgo", func() {
 		DeferCleanup(prog.Close)
 		Expect(prog.NativeError()).To(MatchError(native.ErrUnavailable))
 		path, why := prog.PathOf("two")
-		Expect(path).To(Equal(native.PathFallback))
+		Expect(path).To(Equal(executor.Fallback))
 		Expect(why).To(MatchError(native.ErrUnavailable))
 		Expect(prog.Info().Library).To(BeEmpty())
 
 		res, err := prog.Run(context.Background(), "two", boundaryInputs())
 		Expect(err).NotTo(HaveOccurred())
-		Expect(res.Path).To(Equal(native.PathFallback))
+		Expect(res.Path).To(Equal(executor.Fallback))
 		want, err := fallbackRun(p, "two", boundaryInputs())
 		Expect(err).NotTo(HaveOccurred())
 		Expect(res.Outputs).To(Equal(want))
@@ -77,7 +78,7 @@ var _ = Describe("a build without cgo", func() {
 		}
 		ran, err := prog.RunInto(context.Background(), "two", boundaryInputs(), outs)
 		Expect(err).NotTo(HaveOccurred())
-		Expect(ran).To(Equal(native.PathFallback))
+		Expect(ran).To(Equal(executor.Fallback))
 		Expect(outs).To(Equal(want))
 	})
 

@@ -11,6 +11,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/rextio/rxeq/executor"
 	"github.com/rextio/rxeq/fallback"
 	"github.com/rextio/rxeq/native/runtime"
 	"github.com/rextio/rxeq/program/ir"
@@ -48,15 +49,10 @@ func ParseMode(s string) (Mode, error) {
 	return Forced, fmt.Errorf("unknown native mode %q (want forced or auto)", s)
 }
 
-// Path names the executor that produced a Result.
-type Path string
-
-// The paths a Run can take.
-const (
-	PathNative   Path = "native"
-	PathTorch    Path = "torch"
-	PathFallback Path = "fallback"
-)
+// Path names the executor that produced a Result: executor.Native,
+// executor.Torch, or executor.Fallback for a function Auto mode ran on
+// the interpreter.
+type Path = executor.Name
 
 // Options configure Compile. The zero value is usable.
 type Options struct {
@@ -88,11 +84,11 @@ type Options struct {
 	// build fails with ErrCompiler.
 	CompileTimeout time.Duration
 	// Runtime selects the runtime library the generated C is linked
-	// against: RuntimeNative ("" or "native", rxeq's own kernels) or
-	// RuntimeTorch ("torch", libtorch's ATen kernels; needs libtorch, see
+	// against: executor.Native ("" or "native", rxeq's own kernels) or
+	// executor.Torch ("torch", libtorch's ATen kernels; needs libtorch, see
 	// ErrNoTorch). The generated C is the same for both; Result.Path names
 	// the runtime.
-	Runtime string
+	Runtime executor.Name
 	// CXX is the C++ compiler of the torch runtime; default $CXX, else
 	// "c++". It may carry arguments.
 	CXX string
@@ -146,7 +142,7 @@ type Program struct {
 	ir     *ir.Program
 	src    []byte
 	mode   Mode
-	path   Path // the runtime's path: PathNative or PathTorch
+	path   Path // the runtime's path: executor.Native or executor.Torch
 	lib    *library
 	libErr error // why nothing runs natively (Auto), or nil
 	info   BuildInfo
@@ -161,15 +157,7 @@ type Program struct {
 }
 
 // BuildInfo describes how a Program was built.
-type BuildInfo struct {
-	Compiler string // the first line of `$CC --version` (and of ProgramCC's, when it differs)
-	Library  string // the cached shared object's path ("" if none)
-	Cached   bool   // whether the library came from the cache
-	Runtime  string // the runtime library it is linked against
-	// Framework is the version of the framework behind the runtime
-	// ("libtorch 1.13.0 (…)" for torch; "" for native).
-	Framework string
-}
+type BuildInfo = executor.BuildInfo
 
 // compiled is one function: native (entry != nil) or on the fallback.
 type compiled struct {
@@ -292,7 +280,7 @@ func (p *Program) toolchain(ctx context.Context, opts Options) (*toolchain, erro
 		}
 	}
 	var rtPath, rtKey string
-	if p.path == PathTorch {
+	if p.path == executor.Torch {
 		rtPath, rtKey, err = p.torchRuntime(ctx, cc, rtDir, opts)
 	} else {
 		isa, ierr := runtime.DetectISA()
@@ -341,7 +329,7 @@ func (p *Program) PathOf(fn string) (Path, error) {
 	if c.entry != nil {
 		return p.path, nil
 	}
-	return PathFallback, c.reason
+	return executor.Fallback, c.reason
 }
 
 // Counters returns the counters summed over every call so far. It waits
@@ -411,7 +399,7 @@ func (p *Program) Run(ctx context.Context, fn string, inputs map[string]*tensor.
 		if err != nil {
 			return nil, err
 		}
-		return &Result{Outputs: out, Path: PathFallback}, nil
+		return &Result{Outputs: out, Path: executor.Fallback}, nil
 	}
 	res, err := p.runNative(ctx, c, inputs, nil)
 	if err != nil {
@@ -444,7 +432,7 @@ func (p *Program) RunInto(ctx context.Context, fn string, inputs, outputs map[st
 	}
 	if c.entry != nil {
 		_, err := p.runNative(ctx, c, inputs, outputs)
-		return PathNative, err
+		return executor.Native, err
 	}
 	if p.mode == Forced || c.fallback == nil {
 		return "", c.reason
@@ -463,5 +451,5 @@ func (p *Program) RunInto(ctx context.Context, fn string, inputs, outputs map[st
 		copy(dst.F32, t.F32)
 		copy(dst.I64, t.I64)
 	}
-	return PathFallback, nil
+	return executor.Fallback, nil
 }

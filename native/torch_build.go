@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rextio/rxeq/executor"
 	"github.com/rextio/rxeq/native/runtime"
 )
 
@@ -17,14 +18,6 @@ import (
 // libtorch (runtime.ErrNoTorch: the text names the Debian package
 // libtorch-dev).
 var ErrNoTorch = runtime.ErrNoTorch
-
-// The runtimes Options.Runtime selects.
-const (
-	// RuntimeNative is rxeq's own C kernels (rx_kernels.c).
-	RuntimeNative = "native"
-	// RuntimeTorch is libtorch's ATen kernels (rx_aten.cc).
-	RuntimeTorch = "torch"
-)
 
 // findCXX resolves the C++ compiler of the torch runtime: cxx, else $CXX,
 // else "c++".
@@ -140,14 +133,14 @@ func (e entry) compileCXX(ctx context.Context, lib runtime.Lib, cc, cxx *compile
 
 // runtimePath checks Options.Runtime and returns the Path its results
 // carry.
-func runtimePath(name string) (Path, error) {
+func runtimePath(name executor.Name) (Path, error) {
 	switch name {
-	case "", RuntimeNative:
-		return PathNative, nil
-	case RuntimeTorch:
-		return PathTorch, nil
+	case "", executor.Native:
+		return executor.Native, nil
+	case executor.Torch:
+		return executor.Torch, nil
 	}
-	return "", fmt.Errorf("%w: unknown runtime %q (want %s or %s)", ErrUnsupported, name, RuntimeNative, RuntimeTorch)
+	return "", fmt.Errorf("%w: unknown runtime %q (want %s or %s)", ErrUnsupported, name, executor.Native, executor.Torch)
 }
 
 // torchRuntime finds libtorch and the C++ compiler, builds the torch

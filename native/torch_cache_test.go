@@ -11,6 +11,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/rextio/rxeq/executor"
 	"github.com/rextio/rxeq/native"
 	"github.com/rextio/rxeq/native/runtime"
 	"github.com/rextio/rxeq/tensor"
@@ -72,7 +73,7 @@ var _ = Describe("the torch runtime's build", Label("native", "torch"), func() {
 			"b": tensor.Generate(tensor.Dist{Kind: tensor.Uniform, A: -0.1, B: 0.1}, 3, 8),
 		}
 		one := runTorch(compileTorch(p), "score_linear", in)
-		two, err := native.Compile(ctx, p, native.Options{CacheDir: suiteCache, Runtime: native.RuntimeTorch, TorchThreads: 2})
+		two, err := native.Compile(ctx, p, native.Options{CacheDir: suiteCache, Runtime: executor.Torch, TorchThreads: 2})
 		Expect(err).NotTo(HaveOccurred())
 		defer two.Close()
 		got := runTorch(two, "score_linear", in)
@@ -80,7 +81,7 @@ var _ = Describe("the torch runtime's build", Label("native", "torch"), func() {
 		for i, v := range one["probs"].F32 {
 			Expect(got["probs"].F32[i]).To(BeNumerically("~", v, 1e-6))
 		}
-		back, err := native.Compile(ctx, p, native.Options{CacheDir: suiteCache, Runtime: native.RuntimeTorch})
+		back, err := native.Compile(ctx, p, native.Options{CacheDir: suiteCache, Runtime: executor.Torch})
 		Expect(err).NotTo(HaveOccurred())
 		Expect(back.Close()).To(Succeed())
 	})

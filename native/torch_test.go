@@ -10,6 +10,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/rextio/rxeq/executor"
 	"github.com/rextio/rxeq/native"
 	"github.com/rextio/rxeq/native/runtime"
 	"github.com/rextio/rxeq/oracle"
@@ -38,7 +39,7 @@ func needTorch() {
 func compileTorch(p *ir.Program) *native.Program {
 	GinkgoHelper()
 	needTorch()
-	prog, err := native.Compile(context.Background(), p, native.Options{CacheDir: suiteCache, Runtime: native.RuntimeTorch})
+	prog, err := native.Compile(context.Background(), p, native.Options{CacheDir: suiteCache, Runtime: executor.Torch})
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(prog.Close)
 	return prog
@@ -49,7 +50,7 @@ func runTorch(prog *native.Program, fn string, in map[string]*tensor.Tensor) map
 	GinkgoHelper()
 	r, err := prog.Run(context.Background(), fn, in)
 	Expect(err).NotTo(HaveOccurred())
-	Expect(r.Path).To(Equal(native.PathTorch))
+	Expect(r.Path).To(Equal(executor.Torch))
 	return r.Outputs
 }
 
@@ -97,7 +98,7 @@ var _ = Describe("the torch runtime", Label("native", "torch"), func() {
 		Expect(tp.Info().Runtime).NotTo(Equal(np.Info().Runtime))
 		path, err := tp.PathOf("score_linear")
 		Expect(err).NotTo(HaveOccurred())
-		Expect(path).To(Equal(native.PathTorch))
+		Expect(path).To(Equal(executor.Torch))
 	})
 
 	Describe("ops against the oracle", Ordered, func() {

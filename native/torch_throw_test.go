@@ -8,6 +8,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/rextio/rxeq/executor"
 	"github.com/rextio/rxeq/native"
 	"github.com/rextio/rxeq/tensor"
 )
@@ -42,7 +43,7 @@ var _ = Describe("an exception inside ATen", Label("native", "torch"), func() {
 	It("becomes the op's RX_E_KERNEL status and an ErrKernel error, not a crash", func() {
 		needTorch()
 		args := []*tensor.Tensor{tensor.NewFloat32(2, 3), tensor.NewFloat32(4, 5), tensor.NewFloat32(2, 5)}
-		st, err := native.InvokeSource(context.Background(), native.Options{CacheDir: suiteCache, Runtime: native.RuntimeTorch}, badMatMul, "rx_bad_mm", args...)
+		st, err := native.InvokeSource(context.Background(), native.Options{CacheDir: suiteCache, Runtime: executor.Torch}, badMatMul, "rx_bad_mm", args...)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(st.Code).To(Equal(int64(native.StatusKernel)))
 		Expect(native.KernelOp(st.A).String()).To(Equal("MatMul"))

@@ -3,6 +3,8 @@ package program
 import (
 	"go/ast"
 	"go/token"
+	"path"
+	"strings"
 
 	"github.com/rextio/rxeq/program/ir"
 	"github.com/rextio/rxeq/tensor"
@@ -403,4 +405,13 @@ func WalkStmts(body []Stmt, fn func(Stmt)) {
 			WalkStmts(s.Else, fn)
 		}
 	}
+}
+
+// ScenarioName returns the file's //rx:scenario, or its base name without
+// .rx when it has none: the name its cases and reports carry.
+func (f *File) ScenarioName() string {
+	if f.Scenario != "" {
+		return f.Scenario
+	}
+	return strings.TrimSuffix(path.Base(f.Name), ".rx")
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/rextio/rxeq/executor"
 	"github.com/rextio/rxeq/harness"
 	"github.com/rextio/rxeq/program"
 )
@@ -40,7 +41,7 @@ func FromResult(res *harness.Result, info RunInfo) *Report {
 		}
 	}
 	for _, u := range res.Unavailable {
-		r.Unavailable = append(r.Unavailable, Unavailable{Executor: u.Executor, Reason: u.Reason})
+		r.Unavailable = append(r.Unavailable, Unavailable{Executor: string(u.Executor), Reason: u.Reason})
 	}
 	for _, rp := range res.Replays {
 		r.Inputs = append(r.Inputs, InputSource{Case: fmt.Sprintf("%s/%s/b%d", rp.Scenario, rp.Function, rp.Batch),
@@ -59,7 +60,7 @@ func seconds(d time.Duration) float64 { return d.Seconds() }
 
 func fromCase(c harness.Case) Case {
 	out := Case{
-		Scenario: c.Scenario, Function: c.Function, Batch: c.Batch, Executor: c.Executor, Path: c.Path,
+		Scenario: c.Scenario, Function: c.Function, Batch: c.Batch, Executor: string(c.Executor), Path: string(c.Path),
 		Seed: c.Seed, Status: Status(c.Status), Duration: seconds(c.Timing.Total()),
 		Timing: &Timing{
 			Prepare: seconds(c.Timing.Prepare), Inputs: seconds(c.Timing.Inputs),
@@ -93,7 +94,7 @@ func fromCase(c harness.Case) Case {
 	for _, u := range c.ULP {
 		against := u.Against
 		if against == "" {
-			against = harness.PathFallback
+			against = string(executor.Fallback)
 		}
 		o := Output{Name: u.Name, Against: against, OK: u.OK, Total: u.Total, MaxULP: u.MaxULP,
 			MaxAbsIndex: u.MaxULPIndex, Mismatches: u.NaNMismatches + u.InfMismatches + u.Mismatches, Report: firstLine(u.Report)}

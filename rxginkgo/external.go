@@ -2,10 +2,14 @@ package rxginkgo
 
 import (
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/onsi/ginkgo/v2"
 
+	"github.com/rextio/rxeq/executor"
+	"github.com/rextio/rxeq/executor/builtin"
+	"github.com/rextio/rxeq/external"
 	"github.com/rextio/rxeq/harness"
 )
 
@@ -20,17 +24,17 @@ import (
 //	var _ = Describe("my scorers", func() {
 //		rxginkgo.TableWith("agree with my PyTorch code", rxginkgo.WithExecutors(pytorch), "testdata/scorers")
 //	})
-func Executor(spec string) (*harness.ExternalExecutor, error) {
-	o, err := harness.ParseExternalSpec(spec)
+func Executor(spec string) (*external.Executor, error) {
+	o, err := external.ParseSpec(spec)
 	if err != nil {
 		return nil, err
 	}
-	return harness.NewExternalExecutor(o)
+	return external.New(o)
 }
 
 // MustExecutor is Executor for use at suite construction: a bad spec
 // panics, which ginkgo reports.
-func MustExecutor(spec string) *harness.ExternalExecutor {
+func MustExecutor(spec string) *external.Executor {
 	e, err := Executor(spec)
 	if err != nil {
 		panic(fmt.Sprintf("rxginkgo: %v", err))
@@ -39,9 +43,15 @@ func MustExecutor(spec string) *harness.ExternalExecutor {
 }
 
 // WithExecutors returns options that compare the built-in fallback and
-// native executors and the given ones with the oracle.
-func WithExecutors(execs ...harness.Executor) harness.Options {
-	return harness.Options{Executors: append(harness.DefaultExecutors(0), execs...)}
+// native executors (builtin.Select under the environment's Config) and
+// the given ones with the oracle. In a build without cgo native is
+// reported as not run, with the reason.
+func WithExecutors(execs ...executor.Executor) harness.Options {
+	sel, err := builtin.Select([]executor.Name{executor.Fallback, executor.Native}, builtin.Config{}.FromEnv(os.Getenv), nil)
+	if err != nil {
+		panic(fmt.Sprintf("rxginkgo: %v", err)) // the two names are built in
+	}
+	return harness.Options{Executors: append(sel.Executors, execs...), Unavailable: sel.Unavailable}
 }
 
 // EntriesWith is Entries whose cases run with opts (see Case.Options).

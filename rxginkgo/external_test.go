@@ -6,6 +6,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/rextio/rxeq/executor"
 	"github.com/rextio/rxeq/harness"
 	"github.com/rextio/rxeq/rxginkgo"
 )
@@ -42,7 +43,7 @@ var _ = Describe("SkipReason", func() {
 	It("parses NAME=COMMAND and refuses a spec without a name", func() {
 		e, err := rxginkgo.Executor("np=/usr/bin/python3 a.py")
 		Expect(err).NotTo(HaveOccurred())
-		Expect(e.Name()).To(Equal("np"))
+		Expect(e.Name()).To(Equal(executor.Name("np")))
 		Expect(e.Command()).To(Equal([]string{"/usr/bin/python3", "a.py"}))
 		_, err = rxginkgo.Executor("/usr/bin/python3 a.py")
 		Expect(err).To(MatchError(harness.ErrOptions))

@@ -8,6 +8,8 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/rextio/rxeq/executor"
+	"github.com/rextio/rxeq/fallback"
 	"github.com/rextio/rxeq/harness"
 	"github.com/rextio/rxeq/program"
 	"github.com/rextio/rxeq/rxginkgo"
@@ -45,7 +47,7 @@ var _ = Describe("entries with Options.Inputs", func() {
 			}
 			Expect(npy.WriteFile(filepath.Join(in, "from-data/f", "b"+string(rune('0'+n)), "inputs/x.npy"), x)).To(Succeed())
 		}
-		opts := harness.Options{Executors: []harness.Executor{harness.FallbackExecutor{}}, Inputs: in}
+		opts := harness.Options{Executors: []executor.Executor{fallback.Executor{}}, Inputs: in}
 		entries, err := rxginkgo.EntriesWith(opts, rx)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(entries).To(HaveLen(3)) // f at b3 and b5 from the files, g at //rx:batches 1 generated
@@ -80,7 +82,7 @@ var _ = Describe("entries with an Options.Inputs directory that holds nothing", 
 		f, err := program.ParseScenario(filepath.Join(dir, "p.rx"), []byte(inputsSrc))
 		Expect(err).NotTo(HaveOccurred())
 		for _, in := range []string{filepath.Join(dir, "misspelt"), dir} {
-			opts := harness.Options{Executors: []harness.Executor{harness.FallbackExecutor{}}, Inputs: in}
+			opts := harness.Options{Executors: []executor.Executor{fallback.Executor{}}, Inputs: in}
 			cases := rxginkgo.PlannedCases([]*program.File{f}, opts)
 			Expect(cases).To(HaveLen(3), in) // f and g on generated inputs, and the failing entry
 			bad := cases[2]

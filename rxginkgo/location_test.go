@@ -11,6 +11,8 @@ import (
 	"github.com/onsi/ginkgo/v2/types"
 	. "github.com/onsi/gomega"
 
+	"github.com/rextio/rxeq/executor"
+	"github.com/rextio/rxeq/fallback"
 	"github.com/rextio/rxeq/harness"
 	"github.com/rextio/rxeq/program"
 	"github.com/rextio/rxeq/program/ir"
@@ -45,7 +47,7 @@ var _ = Describe("where a failing entry points", Serial, func() {
 		f, err := program.ParseScenario(path, []byte(src))
 		Expect(err).NotTo(HaveOccurred())
 		c := rxginkgo.Case{File: f, Function: "f", Batch: 2, Executor: "off-by-one",
-			Options: harness.Options{Executors: []harness.Executor{offByOne{}}}}
+			Options: harness.Options{Executors: []executor.Executor{offByOne{}}}}
 		msg, at := failureOf(rxginkgo.AssertEntry, c)
 		Expect(msg).To(HavePrefix(path + ":6: loc/f/b2/off-by-one\n"))
 		Expect(msg).To(ContainSubstring("y: "))
@@ -66,16 +68,16 @@ var _ = Describe("where a failing entry points", Serial, func() {
 // of every float32 output: a broken executor every comparison must catch.
 type offByOne struct{}
 
-func (offByOne) Name() string { return "off-by-one" }
+func (offByOne) Name() executor.Name { return "off-by-one" }
 
-func (offByOne) Prepare(ctx context.Context, f *program.File, p *ir.Program) (harness.Prepared, error) {
-	q, err := harness.FallbackExecutor{}.Prepare(ctx, f, p)
+func (offByOne) Prepare(ctx context.Context, f *program.File, p *ir.Program) (executor.Prepared, error) {
+	q, err := fallback.Executor{}.Prepare(ctx, f, p)
 	return offByOnePrepared{q}, err
 }
 
-type offByOnePrepared struct{ harness.Prepared }
+type offByOnePrepared struct{ executor.Prepared }
 
-func (o offByOnePrepared) Run(ctx context.Context, fn string, in map[string]*tensor.Tensor) (harness.Outcome, error) {
+func (o offByOnePrepared) Run(ctx context.Context, fn string, in map[string]*tensor.Tensor) (executor.Outcome, error) {
 	out, err := o.Prepared.Run(ctx, fn, in)
 	for _, t := range out.Outputs {
 		if err == nil && t != nil && len(t.F32) > 0 {
@@ -92,7 +94,7 @@ var _ = Describe("where a lock is checked", func() {
 			"func g(x [B][4]float32) (y [B][4]float32) {\n\ty = Tanh(x)\n\treturn\n}\n")
 		f, err := program.ParseScenario("once.rx", src)
 		Expect(err).NotTo(HaveOccurred())
-		opts := harness.Options{Executors: []harness.Executor{offByOne{}, harness.FallbackExecutor{}}}
+		opts := harness.Options{Executors: []executor.Executor{offByOne{}, fallback.Executor{}}}
 		cases := rxginkgo.PlannedCases([]*program.File{f}, opts)
 		Expect(cases).To(HaveLen(2 * 3 * 2))
 		var checked []string

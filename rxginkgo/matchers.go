@@ -6,7 +6,9 @@ import (
 
 	"github.com/onsi/gomega/types"
 
+	"github.com/rextio/rxeq/compare"
 	"github.com/rextio/rxeq/harness"
+	"github.com/rextio/rxeq/lock"
 	"github.com/rextio/rxeq/native"
 	"github.com/rextio/rxeq/program"
 	"github.com/rextio/rxeq/tensor"
@@ -33,7 +35,7 @@ func (m *matcher) NegatedFailureMessage(any) string { return m.negated }
 // |got − want| ≤ ATol + RTol·|want| element by element, NaN at the same
 // places, infinities of the same sign, int64 exactly. The failure message
 // is the harness's mismatch report.
-func BeWithinTolerance(want *tensor.Tensor, tol harness.Tolerance) types.GomegaMatcher {
+func BeWithinTolerance(want *tensor.Tensor, tol compare.Tolerance) types.GomegaMatcher {
 	return &matcher{
 		negated: "expected the output to differ from the oracle beyond tolerance, but it is within it",
 		match: func(actual any) (bool, string, error) {
@@ -41,7 +43,7 @@ func BeWithinTolerance(want *tensor.Tensor, tol harness.Tolerance) types.GomegaM
 			if !ok {
 				return false, "", fmt.Errorf("BeWithinTolerance expects a *tensor.Tensor, got %T", actual)
 			}
-			m := harness.CompareToOracle("output", want, got, tol)
+			m := compare.ToOracle("output", want, got, tol)
 			if m.Problem != "" {
 				return false, "output: " + m.Problem, nil
 			}
@@ -67,7 +69,7 @@ func SatisfyLocks(fn *program.Func) types.GomegaMatcher {
 			default:
 				return false, "", fmt.Errorf("SatisfyLocks expects C source as []byte or string, got %T", actual)
 			}
-			res := harness.CheckLock(src, native.CFuncName(fn.Name), fn.Locks)
+			res := lock.Check(src, native.CFuncName(fn.Name), fn.Locks)
 			return res.OK, res.Message, nil
 		},
 	}

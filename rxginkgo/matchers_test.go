@@ -7,7 +7,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"github.com/rextio/rxeq/harness"
+	"github.com/rextio/rxeq/compare"
 	"github.com/rextio/rxeq/native"
 	"github.com/rextio/rxeq/program"
 	"github.com/rextio/rxeq/rxginkgo"
@@ -15,7 +15,7 @@ import (
 )
 
 var _ = Describe("matchers", func() {
-	tol := harness.Tolerance{RTol: 1e-5, ATol: 1e-5}
+	tol := compare.Tolerance{RTol: 1e-5, ATol: 1e-5}
 
 	It("BeWithinTolerance accepts a close output and prints the mismatch report otherwise", func() {
 		want := tensor.FromFloat64([]float64{0.25, 0.75}, 1, 2)

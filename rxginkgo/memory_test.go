@@ -7,6 +7,8 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/rextio/rxeq/executor"
+	"github.com/rextio/rxeq/fallback"
 	"github.com/rextio/rxeq/harness"
 	"github.com/rextio/rxeq/program"
 	"github.com/rextio/rxeq/rxginkgo"
@@ -19,7 +21,7 @@ var _ = Describe("a case over the memory budget", func() {
 		f, err := program.Parse("big_batch.rx", src)
 		Expect(err).NotTo(HaveOccurred())
 		c := rxginkgo.Case{File: f, Function: "score", Batch: 16777216, Options: harness.Options{
-			Executors: []harness.Executor{harness.FallbackExecutor{}}, MaxMemory: 1 << 30}}
+			Executors: []executor.Executor{fallback.Executor{}}, MaxMemory: 1 << 30}}
 		res, err := rxginkgo.Run(context.Background(), c)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(res.Cases).To(HaveLen(2))

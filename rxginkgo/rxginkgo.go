@@ -45,6 +45,8 @@ import (
 	"github.com/onsi/gomega"
 	gomegatypes "github.com/onsi/gomega/types"
 
+	"github.com/rextio/rxeq/executor"
+	"github.com/rextio/rxeq/executor/builtin"
 	"github.com/rextio/rxeq/harness"
 	"github.com/rextio/rxeq/program"
 	"github.com/rextio/rxeq/scenarios"
@@ -67,7 +69,7 @@ type Case struct {
 	Options harness.Options
 	// Executor, when set, names the one executor of the case (the entries
 	// of Entries each have one); Options.Executors then holds just it.
-	Executor string
+	Executor executor.Name
 	// Err is set for the entry of a file that does not check (or cannot
 	// be read), or of a function whose input files (Options.Inputs)
 	// cannot be used: AssertCase fails with it.
@@ -90,11 +92,11 @@ func (c Case) String() string {
 		return "does not check"
 	}
 	if c.Err != nil {
-		return fmt.Sprintf("%s/%s: input files", harness.ScenarioName(c.File), c.Function)
+		return fmt.Sprintf("%s/%s: input files", c.File.ScenarioName(), c.Function)
 	}
-	s := fmt.Sprintf("%s/%s/b%d", harness.ScenarioName(c.File), c.Function, c.Batch)
+	s := fmt.Sprintf("%s/%s/b%d", c.File.ScenarioName(), c.Function, c.Batch)
 	if c.Executor != "" {
-		s += "/" + c.Executor
+		s += "/" + string(c.Executor)
 	}
 	return s
 }
@@ -132,16 +134,17 @@ type plannedEntry struct {
 // and executor, with their labels and their location (the function's line
 // in its .rx file).
 func planEntries(files []*program.File, opts harness.Options) []plannedEntry {
-	execs := opts.Executors
-	var unavailable []harness.Unavailable
+	execs, unavailable := opts.Executors, opts.Unavailable
 	if execs == nil {
-		execs, unavailable = harness.DefaultExecutorSet(opts.NativeMode, opts.TorchThreads)
-	} else {
-		execs, unavailable = harness.LeaveOutNative(execs, nil) // built without cgo
+		sel, err := builtin.Select(nil, builtin.Config{}.FromEnv(os.Getenv), nil)
+		if err != nil {
+			panic(fmt.Sprintf("rxginkgo: %v", err)) // the defaults are built in
+		}
+		execs, unavailable = sel.Executors, sel.Unavailable
 	}
 	lockAt := 0
 	for i, e := range execs {
-		if !needsCompiler(e) {
+		if !executor.NeedsCompiler(e) {
 			lockAt = i
 			break
 		}
@@ -157,7 +160,7 @@ func planEntries(files []*program.File, opts harness.Options) []plannedEntry {
 			at := types.CodeLocation{FileName: fn.Pos.Filename, LineNumber: fn.Pos.Line}
 			fnBatches, fnOpts, err := inputBatches(f, fn, batches, opts)
 			if err != nil {
-				out = append(out, plannedEntry{Case{File: f, Function: fn.Name, Err: err}, ginkgo.Label(harness.PathOracle), at})
+				out = append(out, plannedEntry{Case{File: f, Function: fn.Name, Err: err}, ginkgo.Label(string(executor.Oracle)), at})
 				replayed = true // its failing entry says what is wrong
 				continue
 			}
@@ -165,21 +168,21 @@ func planEntries(files []*program.File, opts harness.Options) []plannedEntry {
 			for bi, b := range fnBatches {
 				for i, e := range execs {
 					o := fnOpts
-					o.Executors = []harness.Executor{e}
+					o.Executors = []executor.Executor{e}
 					o.Unavailable = nil
 					// The lock is one per function: checked in one entry
 					// only, so a lock that fails is one failure.
 					o.SkipLocks = opts.SkipLocks || i != lockAt || bi != 0
 					c := Case{File: f, Function: fn.Name, Batch: b, Options: o, Executor: e.Name()}
-					labels := ginkgo.Label(harness.PathOracle, e.Name())
-					if needsCompiler(e) {
-						labels = ginkgo.Label(harness.PathOracle, e.Name(), "native")
+					labels := ginkgo.Label(string(executor.Oracle), string(e.Name()))
+					if executor.NeedsCompiler(e) {
+						labels = ginkgo.Label(string(executor.Oracle), string(e.Name()), "native")
 					}
 					out = append(out, plannedEntry{c, labels, at})
 				}
 				for _, u := range unavailable {
 					c := Case{File: f, Function: fn.Name, Batch: b, Executor: u.Executor, Unavailable: u.Reason}
-					out = append(out, plannedEntry{c, ginkgo.Label(harness.PathOracle, u.Executor, "native"), at})
+					out = append(out, plannedEntry{c, ginkgo.Label(string(executor.Oracle), string(u.Executor), "native"), at})
 				}
 			}
 		}
@@ -191,7 +194,7 @@ func planEntries(files []*program.File, opts harness.Options) []plannedEntry {
 		err := fmt.Errorf("%w: %s: no .npy file for any parameter of the functions run; the files are looked up as %s",
 			harness.ErrInputs, opts.Inputs, strings.Join(harness.InputSearchPaths(opts.Inputs, "SCENARIO", "FUNCTION", "bN", "PARAM"), ", then "))
 		at := types.CodeLocation{FileName: opts.Inputs, LineNumber: 1}
-		out = append(out, plannedEntry{Case{Err: err}, ginkgo.Label(harness.PathOracle), at})
+		out = append(out, plannedEntry{Case{Err: err}, ginkgo.Label(string(executor.Oracle)), at})
 	}
 	return out
 }
@@ -223,17 +226,6 @@ func inputBatches(f *program.File, fn *program.Func, batches []int, opts harness
 	return out, opts, nil
 }
 
-// needsCompiler reports whether e runs native code (and so needs a C
-// compiler): the native and torch executors, in process or in a worker.
-func needsCompiler(e harness.Executor) bool {
-	switch e.(type) {
-	case harness.NativeExecutor, harness.TorchExecutor:
-		return true
-	}
-	n := e.Name()
-	return n == harness.PathNative || n == harness.PathTorch
-}
-
 // badFile is the entry of a file that does not check: it fails at the
 // first error's position with every error.
 func badFile(name string, err error) ginkgo.TableEntry {
@@ -242,7 +234,7 @@ func badFile(name string, err error) ginkgo.TableEntry {
 	if errors.As(err, &list) && len(list) > 0 {
 		at = types.CodeLocation{FileName: list[0].Pos.Filename, LineNumber: list[0].Pos.Line}
 	}
-	return ginkgo.Entry(name+": does not check", ginkgo.Label(harness.PathOracle), at, Case{Err: err})
+	return ginkgo.Entry(name+": does not check", ginkgo.Label(string(executor.Oracle)), at, Case{Err: err})
 }
 
 // MustEntries is Entries for use at suite construction: a path that cannot
@@ -297,7 +289,7 @@ func AssertCase(c Case) {
 		if os.Getenv(RequireTorchEnv) != "" {
 			ginkgo.Fail(fmt.Sprintf("executor %s is required (%s is set) but cannot run: %s", u.Executor, RequireTorchEnv, u.Reason))
 		}
-		ginkgo.AddReportEntry("executor not run: "+u.Executor, u.Reason)
+		ginkgo.AddReportEntry("executor not run: "+string(u.Executor), u.Reason)
 	}
 	gomega.Expect(res).To(Pass(), c.where())
 	if why := SkipReason(res); why != "" {

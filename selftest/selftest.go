@@ -28,6 +28,9 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/rextio/rxeq/compare"
+	"github.com/rextio/rxeq/executor"
+	"github.com/rextio/rxeq/fallback"
 	"github.com/rextio/rxeq/harness"
 	"github.com/rextio/rxeq/program"
 	"github.com/rextio/rxeq/program/ir"
@@ -48,7 +51,7 @@ type Mutant struct {
 	// Break changes one run's outcome (outputs, error, or the inputs) and
 	// reports whether it changed anything. fn is the function, res its
 	// declared results in order, tol the default float tolerance.
-	Break func(fn *program.Func, inputs map[string]*tensor.Tensor, out *harness.Outcome, err *error, tol harness.Tolerance) bool
+	Break func(fn *program.Func, inputs map[string]*tensor.Tensor, out *executor.Outcome, err *error, tol compare.Tolerance) bool
 }
 
 // Mutants returns the built-in mutants.
@@ -103,17 +106,17 @@ func Run(ctx context.Context, files []*program.File, opts Options) ([]Outcome, e
 	}
 	hopts := opts.Harness
 	hopts.SkipLocks = true
-	tol := harness.DefaultTolerance()
+	tol := compare.DefaultTolerance()
 	if hopts.Tolerance != nil {
 		tol = *hopts.Tolerance
 	}
 	outs := make([]Outcome, len(muts))
-	execs := make([]harness.Executor, len(muts))
-	names := make([]string, len(muts))
+	execs := make([]executor.Executor, len(muts))
+	names := make([]executor.Name, len(muts))
 	tallies := make([]*tally, len(muts))
 	for i, m := range muts {
 		tallies[i] = &tally{broken: map[string]bool{}}
-		execs[i] = &executor{m: m, tol: tol, tally: tallies[i]}
+		execs[i] = &mutantExecutor{m: m, tol: tol, tally: tallies[i]}
 		names[i] = execs[i].Name()
 	}
 	hopts.Executors = execs
@@ -180,31 +183,31 @@ func (t *tally) has(scenario, fn string, batch int) bool {
 	return t.broken[key(scenario, fn, batch)] || t.broken[key(scenario, fn, anyBatch)]
 }
 
-// executor is a mutant as a harness.Executor: the fallback, then Break.
-type executor struct {
+// executor is a mutant as a executor.Executor: the fallback, then Break.
+type mutantExecutor struct {
 	m     Mutant
-	tol   harness.Tolerance
+	tol   compare.Tolerance
 	tally *tally
 }
 
-func (e *executor) Name() string { return "mutant-" + e.m.Name }
+func (e *mutantExecutor) Name() executor.Name { return executor.Name("mutant-" + e.m.Name) }
 
-func (e *executor) Prepare(ctx context.Context, f *program.File, p *ir.Program) (harness.Prepared, error) {
-	inner, err := harness.FallbackExecutor{}.Prepare(ctx, f, p)
+func (e *mutantExecutor) Prepare(ctx context.Context, f *program.File, p *ir.Program) (executor.Prepared, error) {
+	inner, err := fallback.Executor{}.Prepare(ctx, f, p)
 	if err != nil {
 		return nil, err
 	}
-	return &prepared{e: e, f: f, inner: inner, scenario: harness.ScenarioName(f)}, nil
+	return &prepared{e: e, f: f, inner: inner, scenario: f.ScenarioName()}, nil
 }
 
 type prepared struct {
-	e        *executor
+	e        *mutantExecutor
 	f        *program.File
-	inner    harness.Prepared
+	inner    executor.Prepared
 	scenario string
 }
 
-func (p *prepared) Run(ctx context.Context, fn string, inputs map[string]*tensor.Tensor) (harness.Outcome, error) {
+func (p *prepared) Run(ctx context.Context, fn string, inputs map[string]*tensor.Tensor) (executor.Outcome, error) {
 	out, err := p.inner.Run(ctx, fn, inputs)
 	var f *program.Func
 	for _, g := range p.f.Funcs {
@@ -244,7 +247,7 @@ func batchOf(f *program.Func, inputs map[string]*tensor.Tensor) int {
 // ---- the mutations ------------------------------------------------------
 
 // floatResults returns the names of fn's float32 results present in out.
-func floatResults(fn *program.Func, out *harness.Outcome) []string {
+func floatResults(fn *program.Func, out *executor.Outcome) []string {
 	var names []string
 	for _, r := range fn.Results {
 		if t := out.Outputs[r.Name]; r.Type.DType == ir.Float32 && t != nil && t.DType == tensor.Float32 && len(t.F32) > 0 {
@@ -256,7 +259,7 @@ func floatResults(fn *program.Func, out *harness.Outcome) []string {
 
 // replace gives out a copy of tensor name, so a mutation never writes into
 // memory the executor may share with its inputs.
-func replace(out *harness.Outcome, name string) *tensor.Tensor {
+func replace(out *executor.Outcome, name string) *tensor.Tensor {
 	t := out.Outputs[name].Clone()
 	m := make(map[string]*tensor.Tensor, len(out.Outputs))
 	for k, v := range out.Outputs {
@@ -267,7 +270,7 @@ func replace(out *harness.Outcome, name string) *tensor.Tensor {
 	return t
 }
 
-func classFlip(fn *program.Func, _ map[string]*tensor.Tensor, out *harness.Outcome, err *error, _ harness.Tolerance) bool {
+func classFlip(fn *program.Func, _ map[string]*tensor.Tensor, out *executor.Outcome, err *error, _ compare.Tolerance) bool {
 	if *err != nil {
 		return false
 	}
@@ -284,7 +287,7 @@ func classFlip(fn *program.Func, _ map[string]*tensor.Tensor, out *harness.Outco
 	return false
 }
 
-func strayNaN(fn *program.Func, _ map[string]*tensor.Tensor, out *harness.Outcome, err *error, _ harness.Tolerance) bool {
+func strayNaN(fn *program.Func, _ map[string]*tensor.Tensor, out *executor.Outcome, err *error, _ compare.Tolerance) bool {
 	if *err != nil {
 		return false
 	}
@@ -300,7 +303,7 @@ func strayNaN(fn *program.Func, _ map[string]*tensor.Tensor, out *harness.Outcom
 	return false
 }
 
-func offByTen(fn *program.Func, _ map[string]*tensor.Tensor, out *harness.Outcome, err *error, tol harness.Tolerance) bool {
+func offByTen(fn *program.Func, _ map[string]*tensor.Tensor, out *executor.Outcome, err *error, tol compare.Tolerance) bool {
 	if *err != nil {
 		return false
 	}
@@ -318,7 +321,7 @@ func offByTen(fn *program.Func, _ map[string]*tensor.Tensor, out *harness.Outcom
 	return false
 }
 
-func wrongShape(fn *program.Func, _ map[string]*tensor.Tensor, out *harness.Outcome, err *error, _ harness.Tolerance) bool {
+func wrongShape(fn *program.Func, _ map[string]*tensor.Tensor, out *executor.Outcome, err *error, _ compare.Tolerance) bool {
 	if *err != nil {
 		return false
 	}
@@ -336,7 +339,7 @@ func wrongShape(fn *program.Func, _ map[string]*tensor.Tensor, out *harness.Outc
 	return false
 }
 
-func mutateInput(fn *program.Func, inputs map[string]*tensor.Tensor, _ *harness.Outcome, _ *error, _ harness.Tolerance) bool {
+func mutateInput(fn *program.Func, inputs map[string]*tensor.Tensor, _ *executor.Outcome, _ *error, _ compare.Tolerance) bool {
 	for _, prm := range fn.Params {
 		t := inputs[prm.Name]
 		if t == nil || t.DType != tensor.Float32 {
@@ -352,7 +355,7 @@ func mutateInput(fn *program.Func, inputs map[string]*tensor.Tensor, _ *harness.
 	return false
 }
 
-func droppedRow(fn *program.Func, inputs map[string]*tensor.Tensor, out *harness.Outcome, err *error, _ harness.Tolerance) bool {
+func droppedRow(fn *program.Func, inputs map[string]*tensor.Tensor, out *executor.Outcome, err *error, _ compare.Tolerance) bool {
 	if *err != nil || batchOf(fn, inputs) < 2 {
 		return false
 	}
@@ -371,7 +374,7 @@ func droppedRow(fn *program.Func, inputs map[string]*tensor.Tensor, out *harness
 	return changed
 }
 
-func swapOutputs(fn *program.Func, _ map[string]*tensor.Tensor, out *harness.Outcome, err *error, _ harness.Tolerance) bool {
+func swapOutputs(fn *program.Func, _ map[string]*tensor.Tensor, out *executor.Outcome, err *error, _ compare.Tolerance) bool {
 	if *err != nil {
 		return false
 	}
@@ -390,7 +393,7 @@ func swapOutputs(fn *program.Func, _ map[string]*tensor.Tensor, out *harness.Out
 	return false
 }
 
-func wrongErrorText(_ *program.Func, _ map[string]*tensor.Tensor, _ *harness.Outcome, err *error, _ harness.Tolerance) bool {
+func wrongErrorText(_ *program.Func, _ map[string]*tensor.Tensor, _ *executor.Outcome, err *error, _ compare.Tolerance) bool {
 	var re *ir.RuntimeError
 	if *err == nil || !errors.As(*err, &re) {
 		return false

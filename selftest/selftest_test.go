@@ -6,6 +6,8 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/rextio/rxeq/compare"
+	"github.com/rextio/rxeq/executor"
 	"github.com/rextio/rxeq/harness"
 	"github.com/rextio/rxeq/program"
 	"github.com/rextio/rxeq/scenarios"
@@ -34,11 +36,11 @@ var _ = Describe("selftest", func() {
 
 	It("fails when a mutant breaks nothing the comparison can see, and says which", func() {
 		harmless := selftest.Mutant{Name: "harmless", What: "claims to break but changes nothing",
-			Break: func(*program.Func, map[string]*tensor.Tensor, *harness.Outcome, *error, harness.Tolerance) bool {
+			Break: func(*program.Func, map[string]*tensor.Tensor, *executor.Outcome, *error, compare.Tolerance) bool {
 				return true
 			}}
 		idle := selftest.Mutant{Name: "idle", What: "never finds anything to break",
-			Break: func(*program.Func, map[string]*tensor.Tensor, *harness.Outcome, *error, harness.Tolerance) bool {
+			Break: func(*program.Func, map[string]*tensor.Tensor, *executor.Outcome, *error, compare.Tolerance) bool {
 				return false
 			}}
 		outs, err := selftest.Run(ctx, catalog(), selftest.Options{Mutants: []selftest.Mutant{harmless, idle, selftest.Mutants()[0]}})

@@ -7,7 +7,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/rextio/rxeq/harness"
+	"github.com/rextio/rxeq/lock"
 	"github.com/rextio/rxeq/native"
 	"github.com/rextio/rxeq/program"
 )
@@ -103,7 +103,7 @@ func cmdGen(_ context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "rxeq: %s has no function %s\n", fs.Arg(0), *fn)
 		return exitUsage
 	}
-	def, ok := harness.CFunction(src, native.CFuncName(*fn))
+	def, ok := lock.CFunction(src, native.CFuncName(*fn))
 	if !ok {
 		fmt.Fprintf(stderr, "rxeq: the generated C has no function %s\n", native.CFuncName(*fn))
 		return exitFail

@@ -3,16 +3,14 @@ package main
 import (
 	"fmt"
 	"strings"
-	"time"
 
-	"github.com/rextio/rxeq/harness"
+	"github.com/rextio/rxeq/executor"
+	"github.com/rextio/rxeq/executor/builtin"
+	"github.com/rextio/rxeq/external"
 )
 
-// builtinExecutors are the names an --executor may not take.
-var builtinExecutors = []string{harness.PathOracle, harness.PathFallback, harness.PathNative, "torch"}
-
 // executorSpecs collects repeated --executor NAME=COMMAND flags.
-type executorSpecs []harness.ExternalOptions
+type executorSpecs []external.Options
 
 func (s *executorSpecs) String() string {
 	if s == nil {
@@ -30,14 +28,12 @@ func (s *executorSpecs) Type() string { return "NAME=COMMAND" }
 
 // Set parses one NAME=COMMAND.
 func (s *executorSpecs) Set(v string) error {
-	o, err := harness.ParseExternalSpec(v)
+	o, err := external.ParseSpec(v)
 	if err != nil {
 		return err
 	}
-	for _, b := range builtinExecutors {
-		if o.Name == b {
-			return fmt.Errorf("executor name %q is taken by a built-in executor; choose another", o.Name)
-		}
+	if builtin.IsBuiltin(executor.Name(o.Name)) {
+		return fmt.Errorf("executor name %q is taken by a built-in executor; choose another", o.Name)
 	}
 	for _, prev := range *s {
 		if prev.Name == o.Name {
@@ -58,7 +54,7 @@ func (s executorSpecs) flags() string {
 	return b.String()
 }
 
-// joinCommand joins argv so that harness.SplitCommand splits it back.
+// joinCommand joins argv so that external.SplitCommand splits it back.
 func joinCommand(argv []string) string {
 	parts := make([]string, len(argv))
 	for i, a := range argv {
@@ -73,35 +69,4 @@ func joinCommand(argv []string) string {
 
 func shellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
-
-// start makes an executor of every spec, each call bounded by timeout (0:
-// the harness default). close stops their processes.
-func (s executorSpecs) start(timeout time.Duration) (execs []harness.Executor, close func(), err error) {
-	var made []*harness.ExternalExecutor
-	close = func() {
-		for _, e := range made {
-			_ = e.Close()
-		}
-	}
-	for _, o := range s {
-		o.Timeout = timeout
-		e, err := harness.NewExternalExecutor(o)
-		if err != nil {
-			close()
-			return nil, func() {}, err
-		}
-		made = append(made, e)
-		execs = append(execs, e)
-	}
-	return execs, close, nil
-}
-
-// closeExecutors stops the processes of the external executors in execs.
-func closeExecutors(execs []harness.Executor) {
-	for _, e := range execs {
-		if x, ok := e.(*harness.ExternalExecutor); ok {
-			_ = x.Close()
-		}
-	}
 }

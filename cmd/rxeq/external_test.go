@@ -9,7 +9,9 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"github.com/rextio/rxeq/harness"
+	"github.com/rextio/rxeq/executor"
+	"github.com/rextio/rxeq/executor/builtin"
+	"github.com/rextio/rxeq/external"
 )
 
 // pythonWith skips a spec unless /usr/bin/python3 imports numpy (CI
@@ -31,7 +33,7 @@ var _ = Describe("external executors on the command line", func() {
 		Expect(s.Set("native=cmd")).To(MatchError(ContainSubstring("taken by a built-in executor")))
 		Expect(s.flags()).To(Equal(` --executor 'np=/usr/bin/python3 '\''my dir/a.py'\'' m.py'`))
 		// The rerun flag splits back into the same argv.
-		again, err := harness.ParseExternalSpec("np=/usr/bin/python3 'my dir/a.py' m.py")
+		again, err := external.ParseSpec("np=/usr/bin/python3 'my dir/a.py' m.py")
 		Expect(err).NotTo(HaveOccurred())
 		Expect(again.Command).To(Equal(s[0].Command))
 	})
@@ -41,9 +43,9 @@ var _ = Describe("external executors on the command line", func() {
 		Expect(s.Set("np=/usr/bin/python3 m.py")).To(Succeed())
 		c, err := buildChecker("oracle,fallback,np", nativeSetup{external: s})
 		Expect(err).NotTo(HaveOccurred())
-		defer closeExecutors(c.Executors)
+		defer executor.CloseAll(c.Executors)
 		Expect(c.Executors).To(HaveLen(2))
-		Expect(c.Executors[1].Name()).To(Equal("np"))
+		Expect(c.Executors[1].Name()).To(Equal(executor.Name("np")))
 		_, err = buildChecker("oracle,nope", nativeSetup{external: s})
 		Expect(err).To(MatchError(ContainSubstring(`unknown executor "nope" (want oracle, fallback, native, torch, or a name defined with --executor)`)))
 	})
@@ -52,7 +54,7 @@ var _ = Describe("external executors on the command line", func() {
 		pythonWith("numpy")
 		dir := GinkgoT().TempDir()
 		adapter, _ := filepath.Abs("../../python/rxeq_executor.py")
-		module, _ := filepath.Abs("../../harness/testdata/python/partial.py")
+		module, _ := filepath.Abs("../../external/testdata/python/partial.py")
 		code, out, errOut := rxeq("run", "--backend", "partial", "--batch", "1",
 			"--executor", "partial=/usr/bin/python3 "+adapter+" "+module,
 			"--json", filepath.Join(dir, "r.json"), "--junit", filepath.Join(dir, "j.xml"), "../../scenarios/reference.rx")
@@ -80,14 +82,14 @@ var _ = Describe("external executors on the command line", func() {
 	It("keeps the built-in executors, torch among them, beside an --executor", Label("e2e", "native"), func() {
 		pythonWith("numpy")
 		adapter, _ := filepath.Abs("../../python/rxeq_executor.py")
-		module, _ := filepath.Abs("../../harness/testdata/python/partial.py")
+		module, _ := filepath.Abs("../../external/testdata/python/partial.py")
 		code, out, errOut := rxeq("run", "--batch", "1", "--executor", "partial=/usr/bin/python3 "+adapter+" "+module,
 			"../../scenarios/reference.rx")
 		Expect(code).To(Equal(0), out+errOut)
 		for _, e := range []string{"fallback", "native", "partial"} {
 			Expect(out).To(MatchRegexp(`reference-scoring\s+score_linear\s+1\s+`+e+`\s+`+e+`\s+PASS`), e)
 		}
-		if err := harness.TorchAvailable(); err != nil {
+		if err := builtin.Available(executor.Torch); err != nil {
 			Expect(out).To(ContainSubstring("torch: not run on this machine: "))
 		} else {
 			Expect(out).To(MatchRegexp(`reference-scoring\s+score_linear\s+1\s+torch\s+torch\s+PASS`))

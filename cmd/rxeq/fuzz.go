@@ -15,8 +15,10 @@ import (
 	"sync"
 	"time"
 
+	"github.com/rextio/rxeq/compare"
+	"github.com/rextio/rxeq/executor"
+	"github.com/rextio/rxeq/executor/builtin"
 	"github.com/rextio/rxeq/fuzz"
-	"github.com/rextio/rxeq/harness"
 	"github.com/rextio/rxeq/isolate"
 	"github.com/rextio/rxeq/native"
 	"github.com/rextio/rxeq/program"
@@ -51,7 +53,7 @@ type fuzzRun struct {
 
 // tolerance registers --rtol and --atol, the tolerance of float outputs
 // without a //rx:tolerance directive.
-func tolerance(fs *flagSet) *harness.Tolerance {
+func tolerance(fs *flagSet) *compare.Tolerance {
 	t := fuzz.DefaultTolerance()
 	fs.Float64Var(&t.RTol, "rtol", t.RTol, "relative tolerance of float outputs without //rx:tolerance")
 	fs.Float64Var(&t.ATol, "atol", t.ATol, "absolute tolerance of float outputs without //rx:tolerance")
@@ -139,7 +141,7 @@ func cmdFuzz(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if cache != "" && rtCache != "" {
 		r.slotCaches = cache
 	}
-	defer closeExecutors(checker.Executors)
+	defer executor.CloseAll(checker.Executors)
 	checker.NoiseRuns = noiseRuns(*noise)
 	checker.Tolerance = tol
 	checker.MaxMemory = mem.resolve()
@@ -240,69 +242,28 @@ func resolveProgramCC(flag string) string {
 // cannot run native code (built without cgo), so that a plain `rxeq fuzz`
 // works in every build.
 func defaultFuzzExecutors() string {
-	if harness.NativeAvailable() != nil {
+	if native.Available() != nil {
 		return "oracle,fallback"
 	}
 	return "oracle,fallback,native"
 }
 
 func buildChecker(list string, ns nativeSetup) (*fuzz.Checker, error) {
-	c := &fuzz.Checker{Reference: harness.OracleExecutor{}}
-	seen := map[string]bool{}
-	for _, name := range strings.Split(list, ",") {
-		name = strings.TrimSpace(name)
-		if seen[name] {
-			return nil, fmt.Errorf("executor %q listed twice", name)
-		}
-		seen[name] = true
-		switch name {
-		case harness.PathOracle:
-		case harness.PathFallback:
-			c.Executors = append(c.Executors, harness.FallbackExecutor{})
-		case harness.PathNative, harness.PathTorch:
-			if err := harness.NativeAvailable(); err != nil {
-				closeExecutors(c.Executors)
-				return nil, fmt.Errorf("executor %s: %w", name, err)
-			}
-			opts := native.Options{CacheDir: ns.cacheDir, ProgramCC: ns.programCC, RuntimeCacheDir: ns.rtCache}
-			if name == harness.PathTorch {
-				if err := harness.TorchAvailable(); err != nil {
-					closeExecutors(c.Executors)
-					return nil, fmt.Errorf("executor torch: %w", err)
-				}
-				opts.Runtime = native.RuntimeTorch
-			}
-			switch {
-			case ns.isolate:
-				// The worker resolves ProgramCC and RuntimeCacheDir from
-				// its environment.
-				env := []string{"RXEQ_PROGRAM_CC=" + ns.programCC, "RXEQ_RUNTIME_CACHE=" + ns.rtCache}
-				c.Executors = append(c.Executors, isolate.Executor{Options: opts, Timeout: ns.timeout, Env: env})
-			case name == harness.PathTorch:
-				c.Executors = append(c.Executors, harness.TorchExecutor{Options: opts})
-			default:
-				c.Executors = append(c.Executors, harness.NativeExecutor{Options: opts})
-			}
-		default:
-			i := slices.IndexFunc(ns.external, func(o harness.ExternalOptions) bool { return o.Name == name })
-			if i < 0 {
-				closeExecutors(c.Executors)
-				return nil, fmt.Errorf("unknown executor %q (want oracle, fallback, native, torch, or a name defined with --executor)", name)
-			}
-			o := ns.external[i]
-			o.Timeout = ns.timeout
-			e, err := harness.NewExternalExecutor(o)
-			if err != nil {
-				closeExecutors(c.Executors)
-				return nil, err
-			}
-			c.Executors = append(c.Executors, e)
-		}
+	cfg := builtin.Config{Isolate: ns.isolate, CacheDir: ns.cacheDir, CallTimeout: ns.timeout, ProgramCC: ns.programCC,
+		RuntimeCacheDir: ns.rtCache}.FromEnv(os.Getenv)
+	sel, err := builtin.Select(builtin.ParseNames(list), cfg, ns.external)
+	if err != nil {
+		return nil, err
 	}
-	if len(c.Executors) == 0 {
+	if len(sel.Unavailable) > 0 {
+		sel.Close()
+		u := sel.Unavailable[0]
+		return nil, fmt.Errorf("executor %s: %s", u.Executor, u.Reason)
+	}
+	if len(sel.Executors) == 0 {
 		return nil, fmt.Errorf("--executors %q: name fallback, native or torch to compare with the oracle", list)
 	}
-	return c, nil
+	return &fuzz.Checker{Reference: sel.Reference, Executors: sel.Executors}, nil
 }
 
 // outcome is what one program of a session gave.
@@ -347,23 +308,23 @@ func (r *fuzzRun) loop(parent context.Context, stdout, stderr io.Writer) (fuzzSt
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			c, release := r.checker, func() {}
-			if !r.ownWorkers {
-				c, release = slotChecker(r.checker)
-			}
-			defer release()
 			// In a session's private cache, this goroutine's isolated
 			// builds go to a directory of its own, emptied after each
 			// chunk: nothing builds there between chunks (its worker is
 			// idle), loaded libraries stay mapped, and a long --time run
 			// does not fill the tmpfs at some 80 KB per program.
-			wipe := func() {}
-			if r.slotCaches != "" && !r.ownWorkers {
-				if dir, err := os.MkdirTemp(r.slotCaches, "slot-"); err == nil {
-					setCacheDir(c, dir)
-					wipe = func() { wipeDir(dir) }
+			c, release, wipe := r.checker, func() {}, func() {}
+			if !r.ownWorkers {
+				dir := ""
+				if r.slotCaches != "" {
+					if d, err := os.MkdirTemp(r.slotCaches, "slot-"); err == nil {
+						dir = d
+						wipe = func() { wipeDir(d) }
+					}
 				}
+				c, release = slotChecker(r.checker, dir)
 			}
+			defer release()
 			for lo, hi, ok := take(); ok; lo, hi, ok = take() {
 				progs := make([]fuzz.Program, 0, hi-lo)
 				srcs := make([][]byte, 0, hi-lo)
@@ -446,34 +407,24 @@ func (r *fuzzRun) loop(parent context.Context, stdout, stderr io.Writer) (fuzzSt
 // more.
 const fuzzChunk = 8
 
-// slotChecker returns a copy of c for one goroutine of a session: its
-// isolated native executors get a Pool of their own, so the goroutine
-// reuses one worker process for all its programs. release stops the
-// workers.
-func slotChecker(c *fuzz.Checker) (*fuzz.Checker, func()) {
+// slotChecker returns a copy of c for one goroutine of a session: each
+// executor that is an executor.Slotter (native code in workers) gets a
+// slot of its own, a worker reused for all the goroutine's programs,
+// building into buildDir when that is not "". release stops the workers.
+func slotChecker(c *fuzz.Checker, buildDir string) (*fuzz.Checker, func()) {
 	own := *c
 	own.Executors = slices.Clone(c.Executors)
-	var pools []*isolate.Pool
+	var slots []io.Closer
 	for i, e := range own.Executors {
-		if ie, ok := e.(isolate.Executor); ok {
-			ie.Pool = isolate.NewPool()
-			pools = append(pools, ie.Pool)
-			own.Executors[i] = ie
+		if s, ok := e.(executor.Slotter); ok {
+			var cl io.Closer
+			own.Executors[i], cl = s.Slot(buildDir)
+			slots = append(slots, cl)
 		}
 	}
 	return &own, func() {
-		for _, p := range pools {
-			_ = p.Close()
-		}
-	}
-}
-
-// setCacheDir points c's isolated executors' builds at dir.
-func setCacheDir(c *fuzz.Checker, dir string) {
-	for i, e := range c.Executors {
-		if ie, ok := e.(isolate.Executor); ok {
-			ie.Options.CacheDir = dir
-			c.Executors[i] = ie
+		for _, s := range slots {
+			_ = s.Close()
 		}
 	}
 }
@@ -688,7 +639,7 @@ func cmdReduce(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		fmt.Fprintf(stderr, "rxeq reduce: %v\n", err)
 		return exitUsage
 	}
-	defer closeExecutors(checker.Executors)
+	defer executor.CloseAll(checker.Executors)
 	// The settings go on the checker before it is copied: the reducer of a
 	// crash or a timeout uses the original (a worker per candidate), and
 	// it must reproduce the finding under the same --emi, tolerance,
@@ -698,7 +649,7 @@ func cmdReduce(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	checker.MaxMemory = mem.resolve()
 	checker.Metamorphic = *emi
 	own := checker
-	checker, release := slotChecker(checker) // one worker for every candidate
+	checker, release := slotChecker(checker, "") // one worker for every candidate
 	defer release()
 	src, err := program.ReadFile(name)
 	if err != nil {

@@ -13,8 +13,11 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/rextio/rxeq/compare"
+	"github.com/rextio/rxeq/executor"
+	"github.com/rextio/rxeq/fallback"
 	"github.com/rextio/rxeq/fuzz"
-	"github.com/rextio/rxeq/harness"
+	"github.com/rextio/rxeq/oracle"
 	"github.com/rextio/rxeq/program"
 	"github.com/rextio/rxeq/program/ir"
 	"github.com/rextio/rxeq/tensor"
@@ -32,14 +35,14 @@ import (
 // gives Inf, clamped to 1; NaN stays NaN, as tanh(NaN) does).
 type tanhBug struct{}
 
-func (tanhBug) Name() string { return "tanhbug" }
+func (tanhBug) Name() executor.Name { return "tanhbug" }
 
-func (tanhBug) Prepare(ctx context.Context, f *program.File, p *ir.Program) (harness.Prepared, error) {
+func (tanhBug) Prepare(ctx context.Context, f *program.File, p *ir.Program) (executor.Prepared, error) {
 	q := &ir.Program{File: p.File}
 	for _, fn := range p.Funcs {
 		q.Funcs = append(q.Funcs, perturbFunc(fn))
 	}
-	return harness.FallbackExecutor{}.Prepare(ctx, f, q)
+	return fallback.Executor{}.Prepare(ctx, f, q)
 }
 
 func perturbFunc(fn *ir.Func) *ir.Func {
@@ -132,7 +135,7 @@ var _ = Describe("fuzz", Label("fuzz"), func() {
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
 		// The executor cancels the session during its 200th run.
-		c := &fuzz.Checker{Executors: []harness.Executor{&cancelling{after: 200, cancel: cancel}}}
+		c := &fuzz.Checker{Executors: []executor.Executor{&cancelling{after: 200, cancel: cancel}}}
 		r := &fuzzRun{seed: 1, count: 1 << 30, checker: c, out: GinkgoT().TempDir(), execList: "oracle,fallback", parallel: 3}
 		var out bytes.Buffer
 		st, err := r.loop(ctx, &out, GinkgoWriter)
@@ -224,14 +227,14 @@ var _ = Describe("fuzz", Label("fuzz"), func() {
 	})
 
 	Describe("finding a perturbed Tanh (issue 5 item 4)", func() {
-		checker := &fuzz.Checker{Reference: harness.OracleExecutor{}, Executors: []harness.Executor{tanhBug{}}}
+		checker := &fuzz.Checker{Reference: oracle.Executor{}, Executors: []executor.Executor{tanhBug{}}}
 
 		It("the perturbation is real: Tanh is off by 1e-3 above 2 and exact below", func() {
 			// At the default tolerance 1e-3 is within 1e-4 + 1e-3·tanh(x)
 			// for x > 2; a tight tolerance shows the step itself (float32
 			// tanh is within 1e-7 of the oracle's float64 value).
-			tight := &fuzz.Checker{Reference: harness.OracleExecutor{}, Executors: []harness.Executor{tanhBug{}},
-				Tolerance: &harness.Tolerance{ATol: 1e-5}}
+			tight := &fuzz.Checker{Reference: oracle.Executor{}, Executors: []executor.Executor{tanhBug{}},
+				Tolerance: &compare.Tolerance{ATol: 1e-5}}
 			rep, err := tight.Check(context.Background(), []byte(tanhProgram))
 			Expect(err).NotTo(HaveOccurred())
 			Expect(rep.OK()).To(BeFalse())
@@ -334,19 +337,19 @@ type cancelling struct {
 	cancel context.CancelFunc
 }
 
-func (c *cancelling) Name() string { return "cancelling" }
+func (c *cancelling) Name() executor.Name { return "cancelling" }
 
-func (c *cancelling) Prepare(ctx context.Context, f *program.File, p *ir.Program) (harness.Prepared, error) {
-	inner, err := harness.FallbackExecutor{}.Prepare(ctx, f, p)
+func (c *cancelling) Prepare(ctx context.Context, f *program.File, p *ir.Program) (executor.Prepared, error) {
+	inner, err := fallback.Executor{}.Prepare(ctx, f, p)
 	return cancellingPrepared{c, inner}, err
 }
 
 type cancellingPrepared struct {
 	c     *cancelling
-	inner harness.Prepared
+	inner executor.Prepared
 }
 
-func (p cancellingPrepared) Run(ctx context.Context, fn string, in map[string]*tensor.Tensor) (harness.Outcome, error) {
+func (p cancellingPrepared) Run(ctx context.Context, fn string, in map[string]*tensor.Tensor) (executor.Outcome, error) {
 	if p.c.runs.Add(1) == p.c.after {
 		p.c.cancel()
 	}

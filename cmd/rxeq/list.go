@@ -8,6 +8,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/rextio/rxeq/harness"
+	"github.com/rextio/rxeq/lock"
 	"github.com/rextio/rxeq/native"
 	"github.com/rextio/rxeq/program"
 )
@@ -33,7 +34,7 @@ func cmdList(_ context.Context, args []string, stdout, stderr io.Writer) int {
 			batches = []string{fmt.Sprint(harness.DefaultBatch)}
 		}
 		for _, fn := range f.Funcs {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\n", harness.ScenarioName(f), fn.Name, strings.Join(batches, " "), len(fn.Locks), f.Name)
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\n", f.ScenarioName(), fn.Name, strings.Join(batches, " "), len(fn.Locks), f.Name)
 		}
 	}
 	_ = tw.Flush()
@@ -68,13 +69,13 @@ func cmdLock(_ context.Context, args []string, stdout, stderr io.Writer) int {
 			if len(fn.Locks) == 0 {
 				continue
 			}
-			res := harness.CheckLock(src, native.CFuncName(fn.Name), fn.Locks)
+			res := lock.Check(src, native.CFuncName(fn.Name), fn.Locks)
 			if res.OK {
-				fmt.Fprintf(stdout, "PASS %s/%s: %d checks\n", harness.ScenarioName(f), fn.Name, len(fn.Locks))
+				fmt.Fprintf(stdout, "PASS %s/%s: %d checks\n", f.ScenarioName(), fn.Name, len(fn.Locks))
 				continue
 			}
 			code = exitFail
-			fmt.Fprintf(stdout, "FAIL %s/%s\n%s\n", harness.ScenarioName(f), fn.Name, indent(res.Message))
+			fmt.Fprintf(stdout, "FAIL %s/%s\n%s\n", f.ScenarioName(), fn.Name, indent(res.Message))
 		}
 	}
 	return code

@@ -11,7 +11,8 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"github.com/rextio/rxeq/harness"
+	"github.com/rextio/rxeq/executor"
+	"github.com/rextio/rxeq/executor/builtin"
 	"github.com/rextio/rxeq/native/runtime"
 	"github.com/rextio/rxeq/reports"
 	"github.com/rextio/rxeq/scenarios"
@@ -85,7 +86,7 @@ var _ = Describe("rxeq", Label("e2e"), func() {
 	It("runs the catalog through every executor this machine has and writes loadable reports", Label("native"), func() {
 		// Every group × oracle, fallback, native, and torch when libtorch
 		// is installed (else the output says why torch did not run).
-		cases, torch := 3*catalogGroups(), harness.TorchAvailable() == nil
+		cases, torch := 3*catalogGroups(), builtin.Available(executor.Torch) == nil
 		if torch {
 			cases = 4 * catalogGroups()
 		}

@@ -14,8 +14,9 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/rextio/rxeq/executor"
+	"github.com/rextio/rxeq/executor/builtin"
 	"github.com/rextio/rxeq/harness"
-	"github.com/rextio/rxeq/isolate"
 	"github.com/rextio/rxeq/native"
 	"github.com/rextio/rxeq/reports"
 )
@@ -52,6 +53,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&rf.dump, "dump", "", "write every case's inputs and outputs as .npy files with a manifest.json under `DIR`")
 	fs.StringVar(&rf.inputs, "inputs", "", "read each parameter from a .npy file under `DIR` instead of generating it (see docs/inputs.md)")
 	fs.StringVar(&rf.backends, "backend", "", "comma-separated executors to report: oracle, fallback, native, torch and --executor names (default all; torch when libtorch is installed)")
+	fs.StringVar(&rf.backends, "executors", "", "the same as --backend (the name rxeq fuzz and reduce use)")
 	fs.StringVar(&rf.batches, "batch", "", "comma-separated batch sizes replacing each scenario's //rx:batches")
 	fs.StringVar(&rf.seed, "seed", "", "seed replacing each scenario's //rx:seed")
 	fs.StringVar(&rf.shard, "shard", "", "run shard `i/n` of the cases (n jobs cover every case once)")
@@ -74,7 +76,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "rxeq run: %v\n", err)
 		return exitUsage
 	}
-	defer closeExecutors(opts.Executors)
+	defer executor.CloseAll(opts.Executors)
 	files, ok := loadPrograms(fs.Args(), true, stderr)
 	if !ok {
 		return exitUsage
@@ -125,19 +127,10 @@ func (rf runFlags) options() (harness.Options, error) {
 	if err != nil {
 		return opts, err
 	}
-	opts.NativeMode = mode
 	opts.Inputs = rf.inputs
-	if rf.backends != "" {
-		opts.Backends = splitList(rf.backends)
-	}
+	opts.Backends = builtin.ParseNames(rf.backends)
 	if rf.torchThreads < 1 {
 		return opts, fmt.Errorf("--torch-threads %d: want a positive number", rf.torchThreads)
-	}
-	opts.TorchThreads = rf.torchThreads
-	if slices.Contains(opts.Backends, harness.PathTorch) {
-		if err := harness.TorchAvailable(); err != nil {
-			return opts, fmt.Errorf("--backend torch: %w", err)
-		}
 	}
 	for _, b := range splitList(rf.batches) {
 		n, err := strconv.Atoi(b)
@@ -183,44 +176,24 @@ func (rf runFlags) options() (harness.Options, error) {
 	if rf.compileTimeout <= 0 {
 		return opts, fmt.Errorf("--compile-timeout %v: want a positive duration, like 2m", rf.compileTimeout)
 	}
-	opts.CompileTimeout = rf.compileTimeout
-	if rf.isolate {
-		// The worker's own timeout reports "native timed out after …";
-		// the case timeout gets a grace period on top to restart it.
-		opts.Executors = []harness.Executor{harness.FallbackExecutor{},
-			isolate.Executor{Options: native.Options{Mode: mode, CompileTimeout: rf.compileTimeout}, Timeout: rf.timeout}}
-		if err := harness.TorchAvailable(); err != nil {
-			opts.Unavailable = []harness.Unavailable{{Executor: harness.PathTorch, Reason: err.Error()}}
-		} else {
-			opts.Executors = append(opts.Executors, isolate.Executor{
-				Options: native.Options{Mode: mode, CompileTimeout: rf.compileTimeout, Runtime: native.RuntimeTorch, TorchThreads: rf.torchThreads},
-				Timeout: rf.timeout})
-		}
-		if rf.timeout > 0 {
-			opts.CaseTimeout = rf.timeout + isolateGrace
+	// Under --isolate, the worker's own timeout (CallTimeout) reports
+	// "native timed out after …", and an external executor's kills and
+	// restarts it: the case timeout gets a grace period on top.
+	cfg := builtin.Config{Mode: mode, CompileTimeout: rf.compileTimeout, TorchThreads: rf.torchThreads,
+		Isolate: rf.isolate, CallTimeout: rf.timeout}.FromEnv(os.Getenv)
+	sel, err := builtin.Select(nil, cfg, rf.external)
+	if err != nil {
+		return opts, err
+	}
+	opts.Executors, opts.Unavailable = sel.Executors, sel.Unavailable
+	for _, u := range sel.Unavailable {
+		if slices.Contains(opts.Backends, u.Executor) {
+			sel.Close()
+			return opts, fmt.Errorf("--backend %s: %s", u.Executor, u.Reason)
 		}
 	}
-	if len(rf.external) > 0 {
-		// As under --isolate: each external executor's own timeout kills
-		// and restarts it before the case timeout gives up on the case.
-		ext, _, err := rf.external.start(rf.timeout)
-		if err != nil {
-			return opts, err
-		}
-		if opts.Executors == nil {
-			// The built-in executors as without --executor: torch among
-			// them when libtorch is installed, or reported as not run.
-			opts.Executors, opts.Unavailable = harness.DefaultExecutorSet(mode, rf.torchThreads)
-		}
-		opts.Executors = append(opts.Executors, ext...)
-		if rf.timeout > 0 {
-			opts.CaseTimeout = rf.timeout + isolateGrace
-		}
-	}
-	if opts.Executors != nil {
-		// Built without cgo, native and torch (workers of this binary
-		// included) are reported as not run, as the default set does.
-		opts.Executors, opts.Unavailable = harness.LeaveOutNative(opts.Executors, opts.Unavailable)
+	if (rf.isolate || len(rf.external) > 0) && rf.timeout > 0 {
+		opts.CaseTimeout = rf.timeout + isolateGrace
 	}
 	return opts, nil
 }
@@ -329,8 +302,8 @@ func prepareTimes(res *harness.Result) string {
 		programs, cached int
 		built            bool
 	}
-	var order []string
-	sums := map[string]*sum{}
+	var order []executor.Name
+	sums := map[executor.Name]*sum{}
 	for _, p := range res.Preparations {
 		s := sums[p.Executor]
 		if s == nil {
@@ -350,7 +323,7 @@ func prepareTimes(res *harness.Result) string {
 	parts := make([]string, len(order))
 	for i, e := range order {
 		s := sums[e]
-		parts[i] = e + " " + ms(s.d)
+		parts[i] = string(e) + " " + ms(s.d)
 		var notes []string
 		if s.programs > 1 {
 			notes = append(notes, fmt.Sprintf("%d programs", s.programs))

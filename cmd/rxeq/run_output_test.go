@@ -12,7 +12,9 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/rextio/rxeq/compare"
 	"github.com/rextio/rxeq/harness"
+	"github.com/rextio/rxeq/lock"
 	"github.com/rextio/rxeq/reports"
 	"github.com/rextio/rxeq/tensor"
 )
@@ -113,11 +115,11 @@ var _ = Describe("the run table", func() {
 	It("shows NaN/Inf as the greatest difference of a case where a NaN or an infinity disagrees, and a lock's time", func() {
 		inf := &harness.Result{
 			Cases: []harness.Case{{Scenario: "s", Function: "f", Batch: 1, Executor: "native", Path: "native", Status: harness.StatusFail,
-				Outputs: []harness.OutputMetrics{
-					harness.CompareToOracle("y", &tensor.Tensor{DType: tensor.Float64, Shape: []int{2}, F64: []float64{1, math.Inf(1)}},
-						&tensor.Tensor{DType: tensor.Float32, Shape: []int{2}, F32: []float32{1, 3}}, harness.DefaultTolerance()),
+				Outputs: []compare.OutputMetrics{
+					compare.ToOracle("y", &tensor.Tensor{DType: tensor.Float64, Shape: []int{2}, F64: []float64{1, math.Inf(1)}},
+						&tensor.Tensor{DType: tensor.Float32, Shape: []int{2}, F32: []float32{1, 3}}, compare.DefaultTolerance()),
 				}}},
-			Locks: []harness.LockCase{{Scenario: "s", Function: "f", Result: harness.LockResult{OK: true, Func: "rx_fn_f"}, Duration: 1500 * time.Microsecond}},
+			Locks: []harness.LockCase{{Scenario: "s", Function: "f", Result: lock.Result{OK: true, Func: "rx_fn_f"}, Duration: 1500 * time.Microsecond}},
 		}
 		Expect(inf.Cases[0].Outputs[0].MaxAbsDiff).To(BeZero(), "the finite elements agree")
 		var b bytes.Buffer

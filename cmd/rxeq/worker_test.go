@@ -11,8 +11,8 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
-
-	"github.com/rextio/rxeq/harness"
+	"github.com/rextio/rxeq/executor"
+	"github.com/rextio/rxeq/executor/builtin"
 )
 
 // TestMain lets the test binary be its own `rxeq worker`: `run --isolate`
@@ -37,7 +37,7 @@ var _ = Describe("run --isolate", Label("native"), func() {
 	})
 
 	It("runs the catalog through torch in a worker, with the same results", Label("torch"), func() {
-		if err := harness.TorchAvailable(); err != nil {
+		if err := builtin.Available(executor.Torch); err != nil {
 			if os.Getenv("RXEQ_REQUIRE_TORCH") != "" {
 				Fail("libtorch is required here (RXEQ_REQUIRE_TORCH is set) but: " + err.Error())
 			}

@@ -24,6 +24,14 @@ var (
 	ErrUnsupported    = errors.New("unsupported")
 )
 
+// ErrorKinds returns every runtime error kind above, in a fixed order:
+// what a comparison or a protocol client recognises when an error is not
+// an *RuntimeError itself, or arrives as a kind's name.
+func ErrorKinds() []error {
+	return []error{ErrDivisionByZero, ErrOverflow, ErrMissingInput, ErrUnknownInput,
+		ErrDType, ErrRank, ErrShape, ErrDevice, ErrUnsupported}
+}
+
 // RuntimeError is an error raised while a function runs or while its
 // inputs are bound. Its text is "FUNC: DETAIL"; Kind is one of the Err*
 // sentinels above and is what errors.Is matches.

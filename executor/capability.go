@@ -1,0 +1,125 @@
+package executor
+
+import (
+	"context"
+	"io"
+
+	"github.com/rextio/rxeq/program"
+	"github.com/rextio/rxeq/program/ir"
+	"github.com/rextio/rxeq/tensor"
+)
+
+// The optional interfaces below are what an executor can do beyond
+// Prepare and Run. The runner, the fuzzer and rxginkgo ask for them with
+// type assertions; an executor without one gets the documented default.
+// None of them is needed to be compared: a user's executor implements
+// Executor and Prepared and nothing else.
+
+// MemoryProfile is how an executor holds a case in memory, for the
+// runner's memory budget (harness.EstimateMemory).
+type MemoryProfile struct {
+	// FloatBytes is the size of its float elements: 4 (float32), 8 for an
+	// executor that computes in float64 (the oracle).
+	FloatBytes int
+	// InPlace says it reads the runner's copy of the inputs in place
+	// (fallback, native in process). Otherwise one more copy of the inputs
+	// is counted, in its own precision (the oracle widens them, a worker
+	// or an external process gets them encoded).
+	InPlace bool
+}
+
+// MemoryProfiler is implemented by an executor whose memory profile is
+// not the default (float32 elements, inputs copied once).
+type MemoryProfiler interface {
+	MemoryProfile() MemoryProfile
+}
+
+// ProfileOf returns e's memory profile, or the default.
+func ProfileOf(e Executor) MemoryProfile {
+	if mp, ok := e.(MemoryProfiler); ok {
+		p := mp.MemoryProfile()
+		if p.FloatBytes <= 0 {
+			p.FloatBytes = 4
+		}
+		return p
+	}
+	return MemoryProfile{FloatBytes: 4}
+}
+
+// Rounder is implemented by a reference that computes in float64 and can
+// run a function again with every op rounded to float32 (the oracle).
+// When an executor disagrees with such a reference, the runner runs it
+// once more to tell float32's own limits from the executor's fault
+// (harness.Case.Blame).
+type Rounder interface {
+	RunRounded(ctx context.Context, fn *program.Func, inputs map[string]*tensor.Tensor) (map[string]*tensor.Tensor, error)
+}
+
+// CompilerUser is implemented by an executor that runs compiled C (native
+// and torch, in process or in a worker) and so needs a C compiler:
+// rxginkgo labels its entries "native".
+type CompilerUser interface {
+	NeedsCompiler() bool
+}
+
+// NeedsCompiler reports whether e runs compiled C.
+func NeedsCompiler(e Executor) bool {
+	cu, ok := e.(CompilerUser)
+	return ok && cu.NeedsCompiler()
+}
+
+// Prebuilder is an executor that can build several programs at once ahead
+// of their Prepare (native code in a pooled worker: one compiler run and
+// one library for all of them). Prebuild is only an optimisation: a
+// program it did not build, or failed to, is prepared as usual, and what a
+// program gives does not depend on whether it was prebuilt.
+type Prebuilder interface {
+	Prebuild(ctx context.Context, ps []*ir.Program) error
+}
+
+// Slotter is implemented by an executor that can hand one goroutine of a
+// long campaign (the fuzzer's) a copy of itself that keeps its resources
+// (a worker process) across programs. Slot returns that copy and what
+// releases it; buildDir, when not "", is where the copy builds its
+// programs (a directory of the slot's own that the caller may empty
+// between programs). Campaigns use the executor as it is when it is not
+// a Slotter.
+type Slotter interface {
+	Slot(buildDir string) (Executor, io.Closer)
+}
+
+// BuildInfo says how a program of compiled code was built.
+type BuildInfo struct {
+	Compiler string // the first line of `$CC --version` (and of the program compiler's, when it differs)
+	Library  string // the cached shared object's path ("" if none)
+	Cached   bool   // whether the library came from the cache
+	Runtime  string // the runtime library it is linked against
+	// Framework is the version of the framework behind the runtime
+	// ("libtorch 1.13.0 (…)" for torch; "" for native).
+	Framework string
+}
+
+// Built is implemented by a Prepared program of compiled code: its
+// generated source (checked by the source lock) and how it was built
+// (reported with the preparation).
+type Built interface {
+	Prepared
+	Source() []byte
+	Info() BuildInfo
+}
+
+// Close closes e when it holds resources of its own (an io.Closer, such as
+// an external executor's process), and does nothing otherwise.
+func Close(e Executor) error {
+	if c, ok := e.(io.Closer); ok {
+		return c.Close()
+	}
+	return nil
+}
+
+// CloseAll closes every executor of execs that is an io.Closer.
+func CloseAll(execs []Executor) {
+	for _, e := range execs {
+		_ = Close(e)
+	}
+}

@@ -1,0 +1,27 @@
+package external
+
+import (
+	"os"
+	"syscall"
+)
+
+// externalSysProcAttr puts an external executor in its own process group,
+// so a timeout kills it and whatever it started, and kills it when rxeq
+// dies.
+func externalSysProcAttr() *syscall.SysProcAttr {
+	return &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+}
+
+// fSetPipeSize is Linux's F_SETPIPE_SZ (not in package syscall).
+const fSetPipeSize = 1031
+
+// growPipe asks for a 1 MiB pipe buffer, so that megabytes of tensor data
+// cross in fewer context switches; a refusal (a lower
+// /proc/sys/fs/pipe-max-size) leaves the default.
+func growPipe(f *os.File) {
+	if sc, err := f.SyscallConn(); err == nil {
+		_ = sc.Control(func(fd uintptr) {
+			_, _, _ = syscall.Syscall(syscall.SYS_FCNTL, fd, fSetPipeSize, 1<<20)
+		})
+	}
+}
