@@ -60,18 +60,17 @@ func needCC() {
 // may carry arguments, so CC = "cc -Wl,--wrap=tanh fault_segv.o" links the
 // runtime library with a __wrap_tanh that crashes (or aborts, or spins),
 // and the tanh call of the runtime's plain C Tanh kernel (chosen with
-// RXEQ_NATIVE_ISA=c in the worker's environment) lands there. Those arguments are
+// native.Options.ISA = "c", which the worker receives) lands there. Those arguments are
 // part of the build cache key, so a fault build never replaces a normal
 // one; the suite still uses a private cache directory.
 func workerExecutor(fault string) isolate.Executor {
-	cc := "cc"
+	cc, isa := "cc", ""
 	env := []string{workerEnv}
 	if fault != "" {
-		cc = "cc -Wl,--wrap=tanh " + faults[fault]
-		env = append(env, "RXEQ_NATIVE_ISA=c")
+		cc, isa = "cc -Wl,--wrap=tanh "+faults[fault], "c"
 	}
 	return isolate.Executor{
-		Options: native.Options{CC: cc, CacheDir: cacheDir},
+		Options: native.Options{CC: cc, CacheDir: cacheDir, ISA: isa},
 		Command: []string{self},
 		Env:     env,
 	}

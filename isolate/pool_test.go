@@ -130,7 +130,7 @@ var _ = Describe("an isolated executor with a Pool", Label("native"), func() {
 		obj := faultObject("fault_state")
 		e := workerExecutor("")
 		e.Options.CC = "cc -Wl,--wrap=exp -Wl,--wrap=tanh " + obj
-		e.Env = append(e.Env, "RXEQ_NATIVE_ISA=c")
+		e.Options.ISA = "c"
 		By("checking the fault: Tanh crashes after Exp in one process")
 		fe, pe := lower("e.rx", expSrc)
 		ft, pt := lower("t.rx", tanhSrc)

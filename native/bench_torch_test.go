@@ -90,7 +90,7 @@ func (e *eager) close() {
 // the torch calls with Go's garbage collector paused, to show what the
 // collection of the per-call output tensors costs.
 func BenchmarkScoreLinearTorch(b *testing.B) {
-	if _, err := runtime.FindTorch(); err != nil {
+	if _, err := runtime.FindTorch(""); err != nil {
 		b.Skip(err)
 	}
 	f, p := benchProgram(b)

@@ -56,12 +56,14 @@ var _ = Describe("build cache", Label("native"), func() {
 		Expect(filepath.Dir(warm.Info().Library)).To(Equal(dir))
 	})
 
-	It("takes the directory from RXEQ_CACHE", func() {
+	It("reads no environment variable: $RXEQ_CACHE and $CC are the rxeq command's to apply", func() {
 		GinkgoT().Setenv("RXEQ_CACHE", dir)
-		prog, err := native.Compile(ctx, p, native.Options{})
+		GinkgoT().Setenv("CC", "/nonexistent/bin/rxeq-cc")
+		other := GinkgoT().TempDir()
+		prog, err := native.Compile(ctx, p, native.Options{CacheDir: other})
 		Expect(err).NotTo(HaveOccurred())
 		defer prog.Close()
-		Expect(filepath.Dir(prog.Info().Library)).To(Equal(dir))
+		Expect(filepath.Dir(prog.Info().Library)).To(Equal(other))
 	})
 
 	It("refuses a directory that group or others can write", func() {

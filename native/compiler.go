@@ -27,7 +27,7 @@ type compiler struct {
 	ident string
 }
 
-// findCompiler resolves cc ("" means $CC, else "cc"). CC may carry
+// findCompiler resolves cc ("" means "cc"). CC may carry
 // arguments ("gcc -m64"); they are split on spaces and passed first. Asking
 // for its identity is bounded by timeout like any compiler run.
 //
@@ -37,9 +37,6 @@ type compiler struct {
 // processes sharing a cache directory ask each compiler once, not once per
 // build: a replaced or upgraded compiler binary has a new HASH.
 func findCompiler(ctx context.Context, cc string, timeout time.Duration, memoDir string) (*compiler, error) {
-	if cc == "" {
-		cc = os.Getenv("CC")
-	}
 	if strings.TrimSpace(cc) == "" {
 		cc = "cc"
 	}
@@ -173,16 +170,12 @@ func cacheDir(dir string) (string, error) {
 }
 
 // DefaultCacheDir resolves a cache directory as Compile does: dir, else
-// $RXEQ_CACHE, else os.UserCacheDir()/rxeq. It neither creates nor checks
-// it.
+// os.UserCacheDir()/rxeq. It neither creates nor checks it.
 func DefaultCacheDir(dir string) (string, error) {
-	if dir == "" {
-		dir = os.Getenv("RXEQ_CACHE")
-	}
 	if dir == "" {
 		base, err := os.UserCacheDir()
 		if err != nil {
-			return "", fmt.Errorf("%w: no cache directory (set RXEQ_CACHE): %v", ErrCache, err)
+			return "", fmt.Errorf("%w: no cache directory (set Options.CacheDir: $RXEQ_CACHE for the rxeq command): %v", ErrCache, err)
 		}
 		dir = filepath.Join(base, "rxeq")
 	}

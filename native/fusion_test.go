@@ -207,7 +207,7 @@ var _ = Describe("fused MatMul", Label("native"), func() {
 			{31, 16}, {33, 17}, {7, 24}, {64, 64}, {20, 33}, {9, 45}, {2, 70}, {65, 65}, {70, 3}}
 		r := rand.New(rand.NewPCG(7, 11))
 		forEachISA(func(isa string) {
-			pr := compile(p)
+			pr := compileISA(p, isa)
 			defer pr.Close()
 			for _, m := range ms {
 				for _, kn := range kns {

@@ -41,10 +41,17 @@ func parse(name, src string) (*program.File, *ir.Program) {
 // without cgo it skips the spec with the reason.
 func compile(p *ir.Program) *native.Program {
 	GinkgoHelper()
+	return compileISA(p, "")
+}
+
+// compileISA is compile with the kernels' ISA capped at isa ("" for the
+// widest).
+func compileISA(p *ir.Program, isa string) *native.Program {
+	GinkgoHelper()
 	if err := native.Available(); err != nil {
 		Skip(err.Error()) // built without cgo: nothing compiled can run
 	}
-	prog, err := native.Compile(context.Background(), p, native.Options{CacheDir: suiteCache})
+	prog, err := native.Compile(context.Background(), p, native.Options{CacheDir: suiteCache, ISA: isa})
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(prog.Close)
 	return prog

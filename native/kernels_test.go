@@ -24,7 +24,7 @@ var _ = Describe("blocked kernels", Label("native"), func() {
 		y := b.Result("y", ir.Float32, "N", "M")
 		b.Op(ir.Transpose, y, x)
 		forEachISA(func(isa string) {
-			prog := compile(&ir.Program{File: "tr.rx", Funcs: []*ir.Func{b.Fn}})
+			prog := compileISA(&ir.Program{File: "tr.rx", Funcs: []*ir.Func{b.Fn}}, isa)
 			defer prog.Close()
 			checkTranspose(prog)
 		})
@@ -44,7 +44,7 @@ var _ = Describe("blocked kernels", Label("native"), func() {
 			p.Funcs = append(p.Funcs, b.Fn)
 		}
 		forEachISA(func(isa string) {
-			prog := compile(p)
+			prog := compileISA(p, isa)
 			defer prog.Close()
 			checkArith(prog, isa)
 		})
@@ -60,7 +60,7 @@ var _ = Describe("blocked kernels", Label("native"), func() {
 			p.Funcs = append(p.Funcs, b.Fn)
 		}
 		forEachISA(func(isa string) {
-			prog := compile(p)
+			prog := compileISA(p, isa)
 			defer prog.Close()
 			checkExact(prog, isa)
 		})
@@ -225,13 +225,13 @@ func checkExact(prog *native.Program, isa string) {
 }
 
 // forEachISA runs f once per kernel ISA this CPU supports, from the
-// plainest to the best, with RXEQ_NATIVE_ISA set to it.
+// plainest to the best; f compiles with native.Options.ISA set to it
+// (compileISA).
 func forEachISA(f func(isa string)) {
 	GinkgoHelper()
-	best, err := nrt.DetectISA()
+	best, err := nrt.DetectISA("")
 	Expect(err).NotTo(HaveOccurred())
 	for _, isa := range nrt.ISAs {
-		GinkgoT().Setenv(nrt.ISAEnv, isa)
 		f(isa)
 		if isa == best {
 			return

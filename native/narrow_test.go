@@ -87,7 +87,7 @@ var _ = Describe("narrow rows of Softmax and Argmax", Label("native"), func() {
 		pool := []float32{0, negz, 1, 1, -1, 2.5, 2.5, inf, -inf, nan, 3e38, -3e38, 1e-45, -1e-45,
 			1e-38, 88.7, -103, 200, -200}
 		forEachISA(func(isa string) {
-			prog := compile(p)
+			prog := compileISA(p, isa)
 			defer prog.Close()
 			rng := rand.New(rand.NewPCG(21, 22))
 			for n := 1; n <= 17; n++ {
@@ -148,7 +148,7 @@ var _ = Describe("narrow rows of Softmax and Argmax", Label("native"), func() {
 			math.Float32frombits(0x7fc00000), math.Float32frombits(0xffc12345),
 			math.Float32frombits(0x7fc00abc), math.Float32frombits(0x7f800001)}
 		forEachISA(func(isa string) {
-			prog := compile(p)
+			prog := compileISA(p, isa)
 			defer prog.Close()
 			rng := rand.New(rand.NewPCG(31, 32))
 			for n := 1; n <= 17; n++ {

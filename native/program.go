@@ -1,10 +1,8 @@
 package native
 
 import (
-	"cmp"
 	"context"
 	"fmt"
-	"os"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -54,24 +52,28 @@ func ParseMode(s string) (Mode, error) {
 // the interpreter.
 type Path = executor.Name
 
-// Options configure Compile. The zero value is usable.
+// Options configure Compile. The zero value is usable. Nothing in this
+// package reads the environment: the rxeq command (and a library user who
+// wants the same) fills Options from $CC, $CXX, $RXEQ_CACHE,
+// $RXEQ_RUNTIME_CACHE, $RXEQ_PROGRAM_CC, $RXEQ_NATIVE_ISA and
+// $RXEQ_TORCH_ROOT through executor/builtin's Config.FromEnv.
 type Options struct {
-	// CC is the C compiler command; default $CC, else "cc". It may carry
+	// CC is the C compiler command; default "cc". It may carry
 	// arguments ("gcc -m64"), split on spaces.
 	CC string
-	// CacheDir is the build cache; default $RXEQ_CACHE, else
+	// CacheDir is the build cache; default
 	// os.UserCacheDir()/rxeq. It must be private to the current user.
 	CacheDir string
 	// Mode is Forced (default) or Auto.
 	Mode Mode
 	// RuntimeCacheDir is where the runtime library is built and looked up;
-	// default $RXEQ_RUNTIME_CACHE, else the cache directory. A session
+	// default the cache directory. A session
 	// that keeps its programs in a throwaway cache (rxeq fuzz) keeps the
 	// runtime, which every later session reuses, in the user's cache. It
 	// is held to the same rules as CacheDir.
 	RuntimeCacheDir string
 	// ProgramCC is the C compiler of the program's own translation unit;
-	// default $RXEQ_PROGRAM_CC, else CC. The runtime library, which holds
+	// default CC. The runtime library, which holds
 	// every float kernel, is always built with CC; a program's C holds
 	// only control flow, integer scalars and calls into the runtime (no
 	// float arithmetic), so a fast non-optimising compiler such as tcc
@@ -89,7 +91,7 @@ type Options struct {
 	// ErrNoTorch). The generated C is the same for both; Result.Path names
 	// the runtime.
 	Runtime executor.Name
-	// CXX is the C++ compiler of the torch runtime; default $CXX, else
+	// CXX is the C++ compiler of the torch runtime; default
 	// "c++". It may carry arguments.
 	CXX string
 	// TileRows is the number of rows per tile when the native runtime
@@ -107,6 +109,13 @@ type Options struct {
 	// 1). It is a process-wide libtorch setting: the latest Compile of a
 	// torch program sets it for every torch program of the process.
 	TorchThreads int
+	// ISA caps the instruction set of the native runtime's kernels: one
+	// of runtime.ISAs ("c", "sse2", "avx2", "avx512"), or "" for the
+	// widest this CPU supports. It is part of the runtime's cache key.
+	ISA string
+	// TorchRoot is a libtorch prefix (its include/ and lib/) to use
+	// instead of the usual places, "" for those (runtime.FindTorch).
+	TorchRoot string
 }
 
 // Result is the outcome of one Run.
@@ -274,7 +283,7 @@ func (p *Program) toolchain(ctx context.Context, opts Options) (*toolchain, erro
 	}
 	p.info.Compiler = cc.firstLine()
 	rtDir := dir
-	if d := cmp.Or(opts.RuntimeCacheDir, os.Getenv("RXEQ_RUNTIME_CACHE")); d != "" {
+	if d := opts.RuntimeCacheDir; d != "" {
 		if rtDir, err = cacheDir(d); err != nil {
 			return nil, err
 		}
@@ -283,7 +292,7 @@ func (p *Program) toolchain(ctx context.Context, opts Options) (*toolchain, erro
 	if p.path == executor.Torch {
 		rtPath, rtKey, err = p.torchRuntime(ctx, cc, rtDir, opts)
 	} else {
-		isa, ierr := runtime.DetectISA()
+		isa, ierr := runtime.DetectISA(opts.ISA)
 		if ierr != nil {
 			return nil, fmt.Errorf("%w: %w", ErrCompiler, ierr)
 		}
@@ -297,7 +306,7 @@ func (p *Program) toolchain(ctx context.Context, opts Options) (*toolchain, erro
 		return nil, err
 	}
 	pcc := cc
-	if spec := cmp.Or(opts.ProgramCC, os.Getenv("RXEQ_PROGRAM_CC")); spec != "" && spec != opts.CC {
+	if spec := opts.ProgramCC; spec != "" && spec != opts.CC {
 		if pcc, err = findCompiler(ctx, spec, opts.CompileTimeout, dir); err != nil {
 			return nil, err
 		}

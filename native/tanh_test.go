@@ -166,7 +166,7 @@ func scoringTanhInputs(t *testing.T, batch int) (mlp, pipeline []float32) {
 // |x| <= 1 and 6 catch by their narrower bands. The fractions are
 // printed with -v.
 func TestZivFallbacks(t *testing.T) {
-	if isa, err := nrt.DetectISA(); err != nil || isa != "avx512" {
+	if isa, err := nrt.DetectISA(""); err != nil || isa != "avx512" {
 		t.Skipf("the short paths are AVX-512 only (ISA %q, %v)", isa, err)
 	}
 	cc := strings.Fields(os.Getenv("CC"))

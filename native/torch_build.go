@@ -19,12 +19,9 @@ import (
 // libtorch-dev).
 var ErrNoTorch = runtime.ErrNoTorch
 
-// findCXX resolves the C++ compiler of the torch runtime: cxx, else $CXX,
-// else "c++".
+// findCXX resolves the C++ compiler of the torch runtime: cxx, else
+// "c++".
 func findCXX(ctx context.Context, cxx string, timeout time.Duration) (*compiler, error) {
-	if strings.TrimSpace(cxx) == "" {
-		cxx = os.Getenv("CXX")
-	}
 	if strings.TrimSpace(cxx) == "" {
 		cxx = "c++"
 	}
@@ -147,7 +144,7 @@ func runtimePath(name executor.Name) (Path, error) {
 // runtime into the cache (once per source, compilers, flags and libtorch
 // version), loads it for the rest of the process and sets its threads.
 func (p *Program) torchRuntime(ctx context.Context, cc *compiler, dir string, opts Options) (string, string, error) {
-	lib, err := runtime.Torch()
+	lib, err := runtime.Torch(opts.TorchRoot)
 	if err != nil {
 		return "", "", err
 	}

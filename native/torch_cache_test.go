@@ -44,7 +44,7 @@ var _ = Describe("the torch runtime's build", Label("native", "torch"), func() {
 
 	It("is keyed by its source, the C++ compiler's flags and the libtorch version", func() {
 		needTorch()
-		lib, err := runtime.Torch()
+		lib, err := runtime.Torch("")
 		Expect(err).NotTo(HaveOccurred())
 		key := func(opts native.Options, l runtime.Lib) string {
 			k, err := native.TorchRuntimeKey(ctx, opts, l)

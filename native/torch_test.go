@@ -27,7 +27,7 @@ const requireTorchEnv = "RXEQ_REQUIRE_TORCH"
 // under RXEQ_REQUIRE_TORCH=1 (CI) its absence fails the spec instead.
 func needTorch() {
 	GinkgoHelper()
-	if _, err := runtime.FindTorch(); err != nil {
+	if _, err := runtime.FindTorch(""); err != nil {
 		if os.Getenv(requireTorchEnv) != "" {
 			Fail("libtorch is required here (" + requireTorchEnv + " is set) but: " + err.Error())
 		}

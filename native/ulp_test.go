@@ -148,7 +148,7 @@ func ulpProgram() *ir.Program {
 
 // TestULPSweep measures the greatest error in float32 ULPs of every
 // elementwise op against Go's float64 math, for native code on every ISA
-// this CPU runs (capped with $RXEQ_NATIVE_ISA) and for the fallback, prints
+// this CPU runs (capped with native.Options.ISA) and for the fallback, prints
 // the table (go test -v -run ULPSweep ./native/), and requires native to be
 // no worse than the fallback on any op (up to 2^-20 ULP of slack: both
 // round a float64 value once, and their float64 values differ in the last
@@ -184,7 +184,7 @@ func TestULPSweep(t *testing.T) {
 		}
 		fb[op.name] = ulpMeasure(op, xs, ys, out["y"].F32)
 	}
-	best, err := nrt.DetectISA()
+	best, err := nrt.DetectISA("")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -192,8 +192,7 @@ func TestULPSweep(t *testing.T) {
 	var table strings.Builder
 	fmt.Fprintf(&table, "%d inputs per op\n%-8s %-8s %14s %14s %10s %10s\n", len(xs), "op", "isa", "native maxULP", "fallback maxULP", "native≠f32", "fallbk≠f32")
 	for _, isa := range nrt.ISAs {
-		t.Setenv(nrt.ISAEnv, isa)
-		prog, err := native.Compile(ctx, p, native.Options{CacheDir: cache})
+		prog, err := native.Compile(ctx, p, native.Options{CacheDir: cache, ISA: isa})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -231,7 +230,7 @@ func TestULPExhaustive(t *testing.T) {
 	if os.Getenv("RXEQ_ULP_EXHAUSTIVE") != "1" {
 		t.Skip("set RXEQ_ULP_EXHAUSTIVE=1 to sweep all 2^32 inputs")
 	}
-	best, err := nrt.DetectISA()
+	best, err := nrt.DetectISA("")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -242,8 +241,7 @@ func TestULPExhaustive(t *testing.T) {
 	var progs []*native.Program
 	var names []string
 	for _, isa := range nrt.ISAs[1:] {
-		t.Setenv(nrt.ISAEnv, isa)
-		prog, err := native.Compile(ctx, p, native.Options{CacheDir: cache})
+		prog, err := native.Compile(ctx, p, native.Options{CacheDir: cache, ISA: isa})
 		if err != nil {
 			t.Fatal(err)
 		}

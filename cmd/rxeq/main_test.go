@@ -13,7 +13,6 @@ import (
 
 	"github.com/rextio/rxeq/executor"
 	"github.com/rextio/rxeq/executor/builtin"
-	"github.com/rextio/rxeq/native/runtime"
 	"github.com/rextio/rxeq/reports"
 	"github.com/rextio/rxeq/scenarios"
 )
@@ -131,7 +130,7 @@ var _ = Describe("rxeq", Label("e2e"), func() {
 		BeforeEach(func() {
 			// A libtorch prefix with nothing in it: the torch runtime is
 			// unavailable, whatever this machine has installed.
-			GinkgoT().Setenv(runtime.TorchRootEnv, GinkgoT().TempDir())
+			GinkgoT().Setenv(builtin.EnvTorchRoot, GinkgoT().TempDir())
 		})
 
 		It("fails --backend torch at once with exit 2, naming libtorch-dev", func() {

@@ -77,6 +77,12 @@ type Config struct {
 	// RuntimeCacheDir is where the runtime library is built ("":
 	// CacheDir).
 	CacheDir, RuntimeCacheDir string
+	// ISA caps the native kernels' instruction set ("": the widest this
+	// CPU supports; native.Options.ISA).
+	ISA string
+	// TorchRoot is a libtorch prefix to use instead of the usual places
+	// ("": those; native.Options.TorchRoot).
+	TorchRoot string
 	// Worker is the argv of isolated workers (nil: this binary's
 	// `rxeq worker`, isolate.Executor's default).
 	Worker []string
@@ -89,12 +95,15 @@ const (
 	EnvCache        = "RXEQ_CACHE"
 	EnvRuntimeCache = "RXEQ_RUNTIME_CACHE"
 	EnvProgramCC    = "RXEQ_PROGRAM_CC"
+	EnvISA          = "RXEQ_NATIVE_ISA"
+	EnvTorchRoot    = "RXEQ_TORCH_ROOT"
 )
 
 // FromEnv returns c with every compiler and cache setting it leaves empty
 // read from the environment through getenv (os.Getenv): CC from $CC, CXX
 // from $CXX, CacheDir from $RXEQ_CACHE, RuntimeCacheDir from
-// $RXEQ_RUNTIME_CACHE and ProgramCC from $RXEQ_PROGRAM_CC. It is the one
+// $RXEQ_RUNTIME_CACHE, ProgramCC from $RXEQ_PROGRAM_CC, ISA from
+// $RXEQ_NATIVE_ISA and TorchRoot from $RXEQ_TORCH_ROOT. It is the one
 // place the executors' environment is read; the rxeq command and the
 // runner's default executors (harness.Options with no Executors) apply it,
 // and a library user calls it to honour the same variables.
@@ -109,6 +118,8 @@ func (c Config) FromEnv(getenv func(string) string) Config {
 	fill(&c.CacheDir, EnvCache)
 	fill(&c.RuntimeCacheDir, EnvRuntimeCache)
 	fill(&c.ProgramCC, EnvProgramCC)
+	fill(&c.ISA, EnvISA)
+	fill(&c.TorchRoot, EnvTorchRoot)
 	return c
 }
 
@@ -116,7 +127,7 @@ func (c Config) FromEnv(getenv func(string) string) Config {
 // executor.Torch) under c.
 func (c Config) NativeOptions(rt executor.Name) native.Options {
 	o := native.Options{CC: c.CC, CXX: c.CXX, CacheDir: c.CacheDir, RuntimeCacheDir: c.RuntimeCacheDir,
-		ProgramCC: c.ProgramCC, Mode: c.Mode, CompileTimeout: c.CompileTimeout}
+		ProgramCC: c.ProgramCC, Mode: c.Mode, CompileTimeout: c.CompileTimeout, ISA: c.ISA, TorchRoot: c.TorchRoot}
 	if rt == executor.Torch {
 		o.Runtime = executor.Torch
 		o.TorchThreads = c.TorchThreads
@@ -129,7 +140,7 @@ func (c Config) NativeOptions(rt executor.Name) native.Options {
 type entry struct {
 	name      executor.Name
 	make      func(Config) executor.Executor
-	available func() error
+	available func(Config) error
 }
 
 // registry lists the built-in executors in report order.
@@ -137,7 +148,7 @@ func registry() []entry {
 	return []entry{
 		{executor.Oracle, func(Config) executor.Executor { return oracle.Executor{} }, nil},
 		{executor.Fallback, func(Config) executor.Executor { return fallback.Executor{} }, nil},
-		{executor.Native, compiled(executor.Native), native.Available},
+		{executor.Native, compiled(executor.Native), func(Config) error { return native.Available() }},
 		{executor.Torch, compiled(executor.Torch), availableTorch},
 	}
 }
@@ -153,13 +164,14 @@ func compiled(rt executor.Name) func(Config) executor.Executor {
 	}
 }
 
-// availableTorch is why torch cannot run: no cgo, or no libtorch (the
-// text names Debian's libtorch-dev).
-func availableTorch() error {
+// availableTorch is why torch cannot run: no cgo, or no libtorch under
+// c.TorchRoot or the usual places (the text names Debian's
+// libtorch-dev).
+func availableTorch(c Config) error {
 	if err := native.Available(); err != nil {
 		return err
 	}
-	_, err := runtime.FindTorch()
+	_, err := runtime.FindTorch(c.TorchRoot)
 	return err
 }
 
@@ -185,17 +197,17 @@ func DefaultNames() []executor.Name {
 // IsBuiltin reports whether name is a built-in executor's.
 func IsBuiltin(name executor.Name) bool { return slices.Contains(Names(), name) }
 
-// Available reports whether the built-in executor name can run here: nil,
-// or why not (an error wrapping native.ErrUnavailable in a build without
-// cgo, native.ErrNoTorch without libtorch, ErrUnknown for a name that is
-// not built in).
-func Available(name executor.Name) error {
+// Available reports whether the built-in executor name can run here under
+// c: nil, or why not (an error wrapping native.ErrUnavailable in a build
+// without cgo, native.ErrNoTorch without libtorch, ErrUnknown for a name
+// that is not built in).
+func (c Config) Available(name executor.Name) error {
 	for _, e := range registry() {
 		if e.name == name {
 			if e.available == nil {
 				return nil
 			}
-			return e.available()
+			return e.available(c)
 		}
 	}
 	return fmt.Errorf("%w %q", ErrUnknown, name)
@@ -271,7 +283,7 @@ func (s *Selection) add(name executor.Name, cfg Config, externals []external.Opt
 			continue
 		}
 		if e.available != nil {
-			if err := e.available(); err != nil {
+			if err := e.available(cfg); err != nil {
 				s.Unavailable = append(s.Unavailable, executor.Unavailable{Executor: name, Reason: err.Error()})
 				return nil, nil
 			}
@@ -304,3 +316,7 @@ func ParseNames(list string) []executor.Name {
 	}
 	return out
 }
+
+// Available is Config{}.Available: whether the built-in executor name can
+// run here with libtorch looked for in the usual places.
+func Available(name executor.Name) error { return Config{}.Available(name) }

@@ -21,7 +21,6 @@ package runtime
 import (
 	_ "embed"
 	"fmt"
-	"os"
 	goruntime "runtime"
 	"strings"
 
@@ -90,16 +89,14 @@ type Lib struct {
 // ISAs are the instruction sets of the native kernels, narrowest first.
 var ISAs = []string{"c", "sse2", "avx2", "avx512"}
 
-// ISAEnv names the environment variable that caps the native kernels' ISA
-// (one of ISAs), for tests and benchmarks of the narrower kernels.
-const ISAEnv = "RXEQ_NATIVE_ISA"
-
 // DetectISA returns the widest ISA of the native kernels that this CPU
 // supports (golang.org/x/sys/cpu; the C side checks again with
-// __builtin_cpu_supports when the library loads), capped by $RXEQ_NATIVE_ISA
-// when that names one of ISAs. It is an error for the variable to name
-// anything else.
-func DetectISA() (string, error) {
+// __builtin_cpu_supports when the library loads), capped by limit when
+// that names one of ISAs ("" for no cap). It is an error for limit to
+// name anything else. The rxeq command takes the cap from
+// $RXEQ_NATIVE_ISA (executor/builtin.Config.FromEnv); nothing here reads
+// the environment.
+func DetectISA(limit string) (string, error) {
 	best := 0
 	if goruntime.GOARCH == "amd64" {
 		best = 1
@@ -110,7 +107,7 @@ func DetectISA() (string, error) {
 			}
 		}
 	}
-	if v := strings.TrimSpace(os.Getenv(ISAEnv)); v != "" {
+	if v := strings.TrimSpace(limit); v != "" {
 		cap := -1
 		for i, name := range ISAs {
 			if name == v {
@@ -118,7 +115,7 @@ func DetectISA() (string, error) {
 			}
 		}
 		if cap < 0 {
-			return "", fmt.Errorf("%s=%q: want one of %s", ISAEnv, v, strings.Join(ISAs, ", "))
+			return "", fmt.Errorf("ISA %q: want one of %s", v, strings.Join(ISAs, ", "))
 		}
 		best = min(best, cap)
 	}
@@ -126,10 +123,9 @@ func DetectISA() (string, error) {
 }
 
 // Native returns the runtime of rxeq's own kernels for this CPU:
-// NativeFor(DetectISA()), or the plain C kernels when $RXEQ_NATIVE_ISA is
-// invalid (DetectISA says why).
+// NativeFor(DetectISA("")).
 func Native() Lib {
-	isa, err := DetectISA()
+	isa, err := DetectISA("")
 	if err != nil {
 		isa = "c"
 	}

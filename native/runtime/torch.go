@@ -45,24 +45,21 @@ var (
 	torchLibDirs     = []string{"/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/usr/lib64", "/usr/lib", "/usr/local/lib"}
 )
 
-// TorchRootEnv names the environment variable that points FindTorch at one
-// libtorch prefix.
-const TorchRootEnv = "RXEQ_TORCH_ROOT"
-
 var versionRE = regexp.MustCompile(`#define\s+TORCH_VERSION\s+\\?\s*"([^"]+)"`)
 
 // FindTorch looks for libtorch's headers (ATen/ATen.h, torch/version.h) and
 // libraries (libtorch.so, libtorch_cpu.so, libc10.so) in the usual places.
 // The error wraps ErrNoTorch and says what is missing.
 //
-// $RXEQ_TORCH_ROOT, when set, replaces those places with one prefix (its
-// include/ and lib/ directories), for a libtorch unpacked elsewhere; a
-// prefix without libtorch makes the torch runtime unavailable.
-func FindTorch() (TorchInstall, error) {
+// root, when not "", replaces those places with one prefix (its include/
+// and lib/ directories), for a libtorch unpacked elsewhere; a prefix
+// without libtorch makes the torch runtime unavailable. (The rxeq command
+// takes it from $RXEQ_TORCH_ROOT.)
+func FindTorch(root string) (TorchInstall, error) {
 	var in TorchInstall
 	var verText []byte
 	includeDirs, libDirs := torchIncludeDirs, torchLibDirs
-	if root := os.Getenv(TorchRootEnv); root != "" {
+	if root != "" {
 		includeDirs = []string{filepath.Join(root, "include")}
 		libDirs = []string{filepath.Join(root, "lib"), filepath.Join(root, "lib", "x86_64-linux-gnu"), filepath.Join(root, "lib", "aarch64-linux-gnu")}
 	}
@@ -116,9 +113,10 @@ func FindTorch() (TorchInstall, error) {
 
 // Torch returns the runtime whose float kernels are libtorch's ATen ops
 // (rx_context.c compiled as C, rx_aten.cc as C++17, linked against
-// -ltorch -ltorch_cpu -lc10), or an error wrapping ErrNoTorch.
-func Torch() (Lib, error) {
-	in, err := FindTorch()
+// -ltorch -ltorch_cpu -lc10), or an error wrapping ErrNoTorch. root is
+// FindTorch's.
+func Torch(root string) (Lib, error) {
+	in, err := FindTorch(root)
 	if err != nil {
 		return Lib{}, err
 	}
