@@ -604,7 +604,7 @@ func remoteError(name, fn string, m *inMsg) error {
 }
 
 // externalFailure is an error with an exact text (compared by
-// CompareErrors) that unwraps to its kind, when it has one.
+// compare.Errors) that unwraps to its kind, when it has one.
 type externalFailure struct {
 	kind error
 	text string

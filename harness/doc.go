@@ -7,21 +7,17 @@
 //
 // # Executors
 //
-// An Executor is one way of running a program: Name identifies it in
-// results, and Prepare readies one program (given both as the checked tree,
-// *program.File, and as the lowered IR, *ir.Program) and returns a Prepared
-// whose Run executes one function on named inputs and returns named
-// outputs with the Path that actually ran. The built-in ones are
-// OracleExecutor (the float64 reference, package oracle), FallbackExecutor
-// (the float32 interpreter, package fallback), NativeExecutor (C through
-// cgo, package native) and TorchExecutor (the same C over libtorch's ATen
-// kernels); DefaultExecutorSet returns the fallback, native and, when
-// libtorch is installed, torch ones, and names torch as Unavailable when
-// it is not (and native and torch in a build without cgo, see
-// NativeAvailable). External executors (NewExternalExecutor) run any program
-// that speaks the rxeq.executor/v1 protocol (docs/executor-protocol.md). A Run must not modify its inputs, must be safe for concurrent use,
-// and should return runtime errors of the program as *ir.RuntimeError
-// values with the shared texts, so that they compare equal to the oracle's.
+// The runner consumes executors and knows none of them by name: the
+// interfaces (executor.Executor, executor.Prepared) live in package
+// executor, the engines below it (oracle, fallback, native, isolate,
+// external), and executor/builtin builds them from one Config (Select).
+// Options.Executors, when nil, is builtin.Select's default set under
+// builtin.Config{}.FromEnv (fallback, forced native and, with libtorch,
+// torch; the ones this machine cannot run are in Result.Unavailable).
+// What the runner needs beyond Prepare and Run it asks with type
+// assertions on the optional capabilities of package executor: the
+// memory profile (EstimateMemory), a reference that can round to float32
+// (the blame), build info of compiled code (Preparation).
 //
 // # Running
 //
@@ -30,12 +26,12 @@
 // followed by the other executors), a LockCase per function with lock
 // lines, and a Preparation per program and executor. The zero Options run
 // the oracle as the reference against the fallback, the forced native
-// backend and (with libtorch) torch, at each scenario's //rx:batches and //rx:seed, NumCPU groups at
-// a time. Options can choose the executors (Executors, Reference, the
-// reported Backends, NativeMode), override batches and seed, bind extra
-// symbolic dimensions (Dims), select a Shard, bound each case
-// (CaseTimeout), each C compile (CompileTimeout) and the memory of each
-// group (MaxMemory), set the default Tolerance, skip the locks, and
+// backend and (with libtorch) torch, at each scenario's //rx:batches and
+// //rx:seed, NumCPU groups at a time. Options can choose the executors (Executors, Reference, the
+// reported Backends), override batches and seed, bind extra symbolic
+// dimensions (Dims), select a Shard, bound each case (CaseTimeout) and the
+// memory of each group (MaxMemory), set the default Tolerance, skip the
+// locks, and
 // receive progress and the tensors of each group (for --dump).
 //
 // For each group (scenario, function, batch) EstimateMemory first bounds

@@ -30,11 +30,11 @@ import (
 // (GenerateInputs), or read from Options.Inputs, and every executor gets
 // its own copy of the same bytes.
 // The reference (the oracle) runs first; every other executor's full
-// outputs are then compared with it (CompareToOracle with the output's
-// tolerance, CompareClasses with the near-tie rule for int64 results that
+// outputs are then compared with it (compare.ToOracle with the output's
+// tolerance, compare.ClassesOwn with the near-tie rule for int64 results that
 // are the Argmax of a float result, exact otherwise), its float outputs
 // are measured in ULPs against the ULPBase executor, and errors are
-// compared with CompareErrors: when the oracle fails, the others must fail
+// compared with compare.Errors: when the oracle fails, the others must fail
 // with the same kind and message. A scenario's //rx:expect-error text must
 // be contained in the oracle's error; if it is not (or the oracle
 // succeeds), every case of the group fails. The SHA-256 of every input is
@@ -53,7 +53,7 @@ import (
 // others. Results come back in matrix order whatever the scheduling.
 //
 // Each program is prepared once per executor before its cases run. The
-// source lock (CheckLock on native.Generate's C for every function with
+// source lock (lock.Check on native.Generate's C for every function with
 // //rx:lock lines, scoped to native.CFuncName(fn)) runs unless
 // Options.SkipLocks; under sharding a function's lock belongs to the shard
 // of its first group.

@@ -46,7 +46,7 @@ const (
 	// oracle failed without an //rx:expect-error.
 	StatusError Status = "error"
 	// StatusSkip: the executor does not serve the function (an external
-	// executor's Run returned an error wrapping ErrUnserved); Message
+	// executor's Run returned an error wrapping executor.ErrUnserved); Message
 	// gives its reason. A skipped case is neither a pass nor a failure.
 	StatusSkip Status = "skip"
 )

@@ -30,7 +30,7 @@ import (
 
 	"github.com/rextio/rxeq/compare"
 	"github.com/rextio/rxeq/executor"
-	"github.com/rextio/rxeq/fallback"
+	"github.com/rextio/rxeq/executor/builtin"
 	"github.com/rextio/rxeq/harness"
 	"github.com/rextio/rxeq/program"
 	"github.com/rextio/rxeq/program/ir"
@@ -110,13 +110,20 @@ func Run(ctx context.Context, files []*program.File, opts Options) ([]Outcome, e
 	if hopts.Tolerance != nil {
 		tol = *hopts.Tolerance
 	}
+	// The mutants break the fallback interpreter's outcomes; it comes
+	// from the registry like every executor.
+	sel, err := builtin.Select([]executor.Name{executor.Fallback}, builtin.Config{}, nil)
+	if err != nil {
+		return nil, err
+	}
+	base := sel.Executors[0]
 	outs := make([]Outcome, len(muts))
 	execs := make([]executor.Executor, len(muts))
 	names := make([]executor.Name, len(muts))
 	tallies := make([]*tally, len(muts))
 	for i, m := range muts {
 		tallies[i] = &tally{broken: map[string]bool{}}
-		execs[i] = &mutantExecutor{m: m, tol: tol, tally: tallies[i]}
+		execs[i] = &mutantExecutor{base: base, m: m, tol: tol, tally: tallies[i]}
 		names[i] = execs[i].Name()
 	}
 	hopts.Executors = execs
@@ -183,8 +190,10 @@ func (t *tally) has(scenario, fn string, batch int) bool {
 	return t.broken[key(scenario, fn, batch)] || t.broken[key(scenario, fn, anyBatch)]
 }
 
-// executor is a mutant as a executor.Executor: the fallback, then Break.
+// mutantExecutor is a mutant as an executor.Executor: base (the fallback),
+// then Break.
 type mutantExecutor struct {
+	base  executor.Executor
 	m     Mutant
 	tol   compare.Tolerance
 	tally *tally
@@ -193,7 +202,7 @@ type mutantExecutor struct {
 func (e *mutantExecutor) Name() executor.Name { return executor.Name("mutant-" + e.m.Name) }
 
 func (e *mutantExecutor) Prepare(ctx context.Context, f *program.File, p *ir.Program) (executor.Prepared, error) {
-	inner, err := fallback.Executor{}.Prepare(ctx, f, p)
+	inner, err := e.base.Prepare(ctx, f, p)
 	if err != nil {
 		return nil, err
 	}
