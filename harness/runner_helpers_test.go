@@ -10,31 +10,11 @@ import (
 	"github.com/rextio/rxeq/executor"
 	"github.com/rextio/rxeq/fallback"
 	"github.com/rextio/rxeq/harness"
+	"github.com/rextio/rxeq/internal/testprog"
 	"github.com/rextio/rxeq/program"
 	"github.com/rextio/rxeq/program/ir"
 	"github.com/rextio/rxeq/tensor"
 )
-
-// tinySrc is a small two-function scenario that runs in microseconds.
-const tinySrc = `//rx:scenario tiny
-//rx:batches 1 4 9
-//rx:seed 7
-//rx:input x normal(0, 1)
-//rx:input w normal(0, 0.5)
-package tiny
-
-func lin(x [B][4]float32, w [4][3]float32) (logits [B][3]float32, probs [B][3]float32, classes [B]int64) {
-	logits = MatMul(x, w)
-	probs = Softmax(logits, 1)
-	classes = Argmax(probs, 1)
-	return
-}
-
-func sq(x [B][4]float32) (y [B][4]float32) {
-	y = x * x + 1
-	return
-}
-`
 
 func parseRx(name, src string) *program.File {
 	f, err := program.Parse(name, []byte(src))
@@ -42,7 +22,7 @@ func parseRx(name, src string) *program.File {
 	return f
 }
 
-func tinyFile() *program.File { return parseRx("tiny.rx", tinySrc) }
+func tinyFile() *program.File { return testprog.Tiny() }
 
 // hookExecutor wraps another executor and lets a test alter its runs.
 type hookExecutor struct {

@@ -16,6 +16,7 @@ import (
 	"github.com/rextio/rxeq/executor"
 	"github.com/rextio/rxeq/fallback"
 	"github.com/rextio/rxeq/harness"
+	"github.com/rextio/rxeq/internal/testprog"
 	"github.com/rextio/rxeq/program"
 	"github.com/rextio/rxeq/program/ir"
 	"github.com/rextio/rxeq/reports"
@@ -265,7 +266,7 @@ func g(x [B][2]float32, y [K][B]float32, k int64) (z [B][2]float32) {
 	})
 
 	It("splits the cases into shards that cover every case exactly once", func() {
-		files := []*program.File{tinyFile(), parseRx("tiny2.rx", strings.Replace(tinySrc, "scenario tiny", "scenario tiny2", 1))}
+		files := []*program.File{tinyFile(), parseRx("tiny2.rx", strings.Replace(testprog.TinySrc, "scenario tiny", "scenario tiny2", 1))}
 		full, err := harness.Run(ctx, files, onlyFallback())
 		Expect(err).NotTo(HaveOccurred())
 		for _, n := range []int{1, 2, 3, 5, 50} {
