@@ -194,7 +194,7 @@ func fuzzCache() (dir string, cleanup func(), err error) {
 // $RXEQ_CACHE or os.UserCacheDir()/rxeq), or "" (the session's own) when
 // there is none.
 func runtimeCache() string {
-	if d := os.Getenv("RXEQ_RUNTIME_CACHE"); d != "" {
+	if d := cmp.Or(os.Getenv(builtin.EnvRuntimeCache), os.Getenv(builtin.EnvCache)); d != "" {
 		return d
 	}
 	d, err := native.DefaultCacheDir("")
