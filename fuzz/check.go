@@ -293,7 +293,7 @@ func (c *Checker) Check(ctx context.Context, src []byte) (*Report, error) {
 	}
 
 	rep := &Report{}
-	refPrep, err := safePrepare(ctx, ref, f, p)
+	refPrep, err := executor.SafePrepare(ctx, ref, f, p)
 	if err != nil {
 		rep.Findings = append(rep.Findings, Finding{Kind: KindPrepare, Reference: ref.Name(), Executor: ref.Name(), Detail: err.Error()})
 		return rep, nil
@@ -301,7 +301,7 @@ func (c *Checker) Check(ctx context.Context, src []byte) (*Report, error) {
 	defer refPrep.Close()
 	preps := make([]executor.Prepared, len(execs))
 	for i, e := range execs {
-		pp, err := safePrepare(ctx, e, f, p)
+		pp, err := executor.SafePrepare(ctx, e, f, p)
 		if err != nil {
 			rep.Findings = append(rep.Findings, Finding{Kind: KindPrepare, Reference: ref.Name(), Executor: e.Name(), Detail: err.Error()})
 			continue
@@ -530,15 +530,6 @@ func errorKind(err error) string {
 type panicError struct{ msg string }
 
 func (p *panicError) Error() string { return p.msg }
-
-func safePrepare(ctx context.Context, e executor.Executor, f *program.File, p *ir.Program) (pp executor.Prepared, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			pp, err = nil, fmt.Errorf("%s: panic while preparing: %v", e.Name(), r)
-		}
-	}()
-	return e.Prepare(ctx, f, p)
-}
 
 // safeRun runs fn on a private copy of the inputs, turning a panic into a
 // *panicError.

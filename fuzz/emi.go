@@ -216,7 +216,7 @@ func (c *Checker) checkVariants(ctx context.Context, f *program.File, execs []ex
 			if orig[i] == nil {
 				continue
 			}
-			prep, err := safePrepare(ctx, e, vf, vp)
+			prep, err := executor.SafePrepare(ctx, e, vf, vp)
 			if err != nil {
 				found = append(found, Finding{Kind: KindMetamorphic, Reference: e.Name(), Executor: e.Name(),
 					Detail: fmt.Sprintf("the variant (%s) does not prepare: %v", v.What, err)})
