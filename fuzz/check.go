@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
-	"sort"
 	"strings"
 
 	"github.com/rextio/rxeq/compare"
@@ -423,7 +422,9 @@ func (c *Checker) noiseRuns() int {
 	return max(c.NoiseRuns, 0)
 }
 
-// compareRun compares one executor's run with the reference's.
+// compareRun compares one executor's run with the reference's, with the
+// runner's judgement of errors (compare.Errors) and outputs
+// (compare.Outputs): a finding per output that fails.
 func compareRun(base Finding, fn *program.Func, want map[string]*tensor.Tensor, wantErr error,
 	got map[string]*tensor.Tensor, gotErr error, tols map[string]compare.Tolerance, classes map[string]compare.ClassSource) []Finding {
 	var pe *panicError
@@ -445,58 +446,26 @@ func compareRun(base Finding, fn *program.Func, want map[string]*tensor.Tensor, 
 		}
 		return nil
 	}
+	metrics, extra := compare.Outputs(fn, want, got, tols, classes)
 	var out []Finding
-	for _, r := range fn.Results {
-		w, g := want[r.Name], got[r.Name]
-		var m compare.OutputMetrics
-		switch {
-		case g == nil || w == nil:
-			m = compare.OutputMetrics{Name: r.Name, Problem: "missing output", Report: r.Name + ": missing output"}
-		case r.Type.DType == ir.Int64:
-			if src, ok := classes[r.Name]; ok && want[src.Scores] != nil {
-				var own *tensor.Tensor
-				if src.Final {
-					own = got[src.Scores]
-				}
-				m = compare.ClassesOwn(r.Name, w, g, want[src.Scores], own, src.Axis, tols[src.Scores])
-			} else {
-				m = compare.ToOracle(r.Name, w, g, compare.Tolerance{})
-			}
-		default:
-			m = compare.ToOracle(r.Name, w, g, tols[r.Name])
-		}
+	for _, m := range metrics {
 		if m.OK {
 			continue
 		}
 		f := base
-		f.Kind, f.Output, f.Detail = KindMismatch, r.Name, m.Report
+		f.Kind, f.Output, f.Detail = KindMismatch, m.Name, m.Report
 		if m.Problem != "" {
 			f.Kind = KindProblem
 		}
 		out = append(out, f)
 	}
-	var extra []string
-	for name := range got {
-		if !declares(fn, name) {
-			extra = append(extra, name)
-		}
-	}
-	sort.Strings(extra)
+	// A finding per output keeps each undeclared output's signature.
 	for _, name := range extra {
 		f := base
-		f.Kind, f.Output, f.Detail = KindProblem, name, "the executor returned an output the function does not declare: "+name
+		f.Kind, f.Output, f.Detail = KindProblem, name, compare.Undeclared([]string{name})
 		out = append(out, f)
 	}
 	return out
-}
-
-func declares(fn *program.Func, name string) bool {
-	for _, r := range fn.Results {
-		if r.Name == name {
-			return true
-		}
-	}
-	return false
 }
 
 // isRuntimeError reports whether err is a program's runtime error (the

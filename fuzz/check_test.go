@@ -76,6 +76,24 @@ var _ = Describe("Check", func() {
 		Expect(rep.Has(f.Signature())).To(BeTrue())
 	})
 
+	It("reports a missing and an undeclared output in the runner's words (compare.Outputs)", func() {
+		rep, err := fuzz.Check(ctx, []byte(twoFuncs), reshaped{drop: "y"})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(rep.Findings).To(HaveLen(2)) // plain at 2 batches
+		f := rep.Findings[0]
+		Expect(f.Kind).To(Equal(fuzz.KindProblem))
+		Expect(f.Output).To(Equal("y"))
+		Expect(f.Detail).To(Equal("y: missing: the executor returned no output y"))
+
+		rep, err = fuzz.Check(ctx, []byte(twoFuncs), reshaped{add: "extra"})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(rep.Findings).To(HaveLen(4)) // 2 functions at 2 batches
+		f = rep.Findings[0]
+		Expect(f.Kind).To(Equal(fuzz.KindProblem))
+		Expect(f.Output).To(Equal("extra"))
+		Expect(f.Detail).To(Equal("the executor returned outputs the function does not declare: extra"))
+	})
+
 	It("accepts a perturbation within the tolerance", func() {
 		// The default is atol 3e-6 + rtol 1e-4·|want|: 2e-6 passes even
 		// where want is 0.
