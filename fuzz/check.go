@@ -11,7 +11,6 @@ import (
 	"github.com/rextio/rxeq/executor"
 	"github.com/rextio/rxeq/fallback"
 	"github.com/rextio/rxeq/harness"
-	"github.com/rextio/rxeq/isolate"
 	"github.com/rextio/rxeq/oracle"
 	"github.com/rextio/rxeq/program"
 	"github.com/rextio/rxeq/program/ir"
@@ -72,7 +71,14 @@ type Finding struct {
 	// "" when none), for KindError and KindReference.
 	RefError, GotError string
 	RefKind, GotKind   string
-	Detail             string // the human-readable report
+	// Crashed says an error of the finding (the executor's, or the
+	// reference's) is a crash or a timeout of the process the run was in:
+	// it wraps executor.ErrCrashed or executor.ErrTimedOut. It is decided
+	// from the errors when the finding is made, never from their texts, and
+	// chooses how the finding is reduced (ReduceChecker). It is not part
+	// of the Signature: the error kinds already tell a crash apart.
+	Crashed bool
+	Detail  string // the human-readable report
 }
 
 // String summarises the finding on one line.
@@ -294,7 +300,7 @@ func (c *Checker) Check(ctx context.Context, src []byte) (*Report, error) {
 	rep := &Report{}
 	refPrep, err := executor.SafePrepare(ctx, ref, f, p)
 	if err != nil {
-		rep.Findings = append(rep.Findings, Finding{Kind: KindPrepare, Reference: ref.Name(), Executor: ref.Name(), Detail: err.Error()})
+		rep.Findings = append(rep.Findings, Finding{Kind: KindPrepare, Reference: ref.Name(), Executor: ref.Name(), Crashed: crashed(err), Detail: err.Error()})
 		return rep, nil
 	}
 	defer refPrep.Close()
@@ -302,7 +308,7 @@ func (c *Checker) Check(ctx context.Context, src []byte) (*Report, error) {
 	for i, e := range execs {
 		pp, err := executor.SafePrepare(ctx, e, f, p)
 		if err != nil {
-			rep.Findings = append(rep.Findings, Finding{Kind: KindPrepare, Reference: ref.Name(), Executor: e.Name(), Detail: err.Error()})
+			rep.Findings = append(rep.Findings, Finding{Kind: KindPrepare, Reference: ref.Name(), Executor: e.Name(), Crashed: crashed(err), Detail: err.Error()})
 			continue
 		}
 		defer pp.Close()
@@ -326,7 +332,7 @@ func (c *Checker) Check(ctx context.Context, src []byte) (*Report, error) {
 			}
 			if wantErr != nil && !isRuntimeError(wantErr) {
 				rep.Findings = append(rep.Findings, Finding{Kind: KindReference, Reference: ref.Name(), Executor: ref.Name(),
-					Func: fn.Name, Batch: batch, RefError: wantErr.Error(), RefKind: errorKind(wantErr), Detail: wantErr.Error()})
+					Func: fn.Name, Batch: batch, RefError: wantErr.Error(), RefKind: errorKind(wantErr), Crashed: crashed(wantErr), Detail: wantErr.Error()})
 				continue
 			}
 			// The noise runs are made once per function and batch, and only
@@ -436,6 +442,7 @@ func compareRun(base Finding, fn *program.Func, want map[string]*tensor.Tensor, 
 		if ok, msg := compare.Errors(wantErr, gotErr); !ok {
 			base.Kind, base.Detail = KindError, msg
 			base.RefKind, base.GotKind = errorKind(wantErr), errorKind(gotErr)
+			base.Crashed = crashed(wantErr) || crashed(gotErr)
 			if wantErr != nil {
 				base.RefError = wantErr.Error()
 			}
@@ -476,7 +483,7 @@ func isRuntimeError(err error) bool {
 }
 
 // errorKind names an error's kind: the Kind of its *ir.RuntimeError; for
-// a crashed or timed-out isolated run, the first line of its text
+// a crashed or timed-out run (crashed), the first line of its text
 // ("native crashed: signal SIGSEGV", "native timed out after 10s"), so a
 // reduction keeps a segfault a segfault rather than any failure; else
 // "unclassified"; "" for nil.
@@ -488,11 +495,17 @@ func errorKind(err error) string {
 	if errors.As(err, &re) && re.Kind != nil {
 		return re.Kind.Error()
 	}
-	if errors.Is(err, isolate.ErrCrashed) || errors.Is(err, isolate.ErrTimedOut) {
+	if crashed(err) {
 		first, _, _ := strings.Cut(err.Error(), "\n")
 		return first
 	}
 	return "unclassified"
+}
+
+// crashed reports whether err is a crash or a timeout of the process a
+// run was in (a worker's, an external executor's).
+func crashed(err error) bool {
+	return errors.Is(err, executor.ErrCrashed) || errors.Is(err, executor.ErrTimedOut)
 }
 
 // panicError is a panic recovered from an executor.

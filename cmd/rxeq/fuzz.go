@@ -19,7 +19,6 @@ import (
 	"github.com/rextio/rxeq/executor"
 	"github.com/rextio/rxeq/executor/builtin"
 	"github.com/rextio/rxeq/fuzz"
-	"github.com/rextio/rxeq/isolate"
 	"github.com/rextio/rxeq/native"
 	"github.com/rextio/rxeq/program"
 )
@@ -437,21 +436,6 @@ func wipeDir(dir string) {
 	}
 }
 
-// reduceChecker is the checker that reduces f: pooled, a slot's checker
-// with a worker reused by every candidate, or, for a crash or a timeout,
-// own, whose executors start a worker per candidate. A candidate that
-// still crashes would crash a shared worker, and its call would then run
-// again alone in a new one (isolate.Pool), so sharing would only add a
-// worker and a build to nearly every candidate.
-func reduceChecker(f fuzz.Finding, pooled, own *fuzz.Checker) *fuzz.Checker {
-	for _, k := range []string{f.GotKind, f.RefKind} {
-		if isolate.IsCrashText(k) {
-			return own
-		}
-	}
-	return pooled
-}
-
 // one checks program i (p) with c and, when it disagrees, reduces and
 // saves it.
 func (r *fuzzRun) one(ctx context.Context, c *fuzz.Checker, i int, p fuzz.Program) outcome {
@@ -487,7 +471,7 @@ func (r *fuzzRun) progress(stderr io.Writer, st fuzzStats, d time.Duration) {
 // save reduces p keeping f, writes seed-N.rx and seed-N.reduced.rx and
 // returns the lines that announce them.
 func (r *fuzzRun) save(ctx context.Context, c *fuzz.Checker, p fuzz.Program, f fuzz.Finding) (string, error) {
-	small, stats, rerr := r.reducer.ReduceFinding(ctx, p.Source, f, reduceChecker(f, c, r.checker))
+	small, stats, rerr := r.reducer.ReduceFinding(ctx, p.Source, f, fuzz.ReduceChecker(f, c, r.checker))
 	if err := os.MkdirAll(r.out, 0o755); err != nil {
 		return "", fmt.Errorf("saving seed %d: %w", p.Seed, err)
 	}
@@ -670,7 +654,7 @@ func cmdReduce(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	}
 	f := rep.Findings[0]
 	fmt.Fprintf(stderr, "finding: %s\n", firstLine(f.String()))
-	small, stats, err := red.ReduceFinding(ctx, src, f, reduceChecker(f, checker, own))
+	small, stats, err := red.ReduceFinding(ctx, src, f, fuzz.ReduceChecker(f, checker, own))
 	if err != nil {
 		fmt.Fprintf(stderr, "rxeq reduce: %v (keeping the smallest program so far)\n", err)
 	}

@@ -177,16 +177,3 @@ var _ = Describe("fuzz with native programs sharing workers and builds", Label("
 		}
 	})
 })
-
-var _ = Describe("the checker that reduces a finding", func() {
-	pooled, own := &fuzz.Checker{}, &fuzz.Checker{}
-	It("starts a worker per candidate for a crash or a timeout, which would not share one anyway", func() {
-		for _, kind := range []string{"native crashed: signal SIGSEGV", "native timed out after 10s", "torch crashed: signal SIGSEGV"} {
-			Expect(reduceChecker(fuzz.Finding{Kind: fuzz.KindError, GotKind: kind}, pooled, own)).To(BeIdenticalTo(own), kind)
-		}
-	})
-	It("reuses the pooled worker for any other finding", func() {
-		Expect(reduceChecker(fuzz.Finding{Kind: fuzz.KindMismatch, Output: "y"}, pooled, own)).To(BeIdenticalTo(pooled))
-		Expect(reduceChecker(fuzz.Finding{Kind: fuzz.KindError, GotKind: "division by zero"}, pooled, own)).To(BeIdenticalTo(pooled))
-	})
-})
