@@ -3,6 +3,7 @@ package executor_test
 import (
 	"context"
 	"errors"
+	"io"
 	"testing"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -69,5 +70,43 @@ var _ = Describe("SafePrepare", func() {
 		Expect(pp).To(BeNil())
 		Expect(errors.Is(err, executor.ErrExecutor)).To(BeTrue())
 		Expect(err).To(MatchError("executor error: fake: Prepare returned neither a program nor an error"))
+	})
+})
+
+// slotter is an executor.Slotter whose slots record their directory; it
+// sets *closed when a slot is released.
+type slotter struct {
+	fake
+	closed *bool
+}
+
+type slot struct {
+	fake
+	dir string
+}
+
+type closer struct{ closed *bool }
+
+func (c closer) Close() error { *c.closed = true; return nil }
+
+func (s slotter) Slot(dir string) (executor.Executor, io.Closer) {
+	return slot{dir: dir}, closer{s.closed}
+}
+
+var _ = Describe("SlotOf", func() {
+	It("returns a Slotter's slot and what releases it", func() {
+		closed := false
+		e, c := executor.SlotOf(slotter{closed: &closed}, "/build")
+		Expect(e).To(Equal(slot{dir: "/build"}))
+		Expect(closed).To(BeFalse())
+		Expect(c.Close()).To(Succeed())
+		Expect(closed).To(BeTrue())
+	})
+
+	It("returns any other executor itself, with nothing to release", func() {
+		failed := errors.New("x")
+		e, c := executor.SlotOf(fake{err: failed}, "/build")
+		Expect(e).To(Equal(fake{err: failed}))
+		Expect(c.Close()).To(Succeed())
 	})
 })
