@@ -3,6 +3,7 @@ package compare
 import (
 	"slices"
 	"sort"
+	"strings"
 
 	"github.com/rextio/rxeq/program"
 	"github.com/rextio/rxeq/program/ir"
@@ -184,6 +185,13 @@ func Outputs(fn *program.Func, want, got map[string]*tensor.Tensor, tols map[str
 	}
 	sort.Strings(extra)
 	return metrics, extra
+}
+
+// Undeclared is the report of outputs an executor returned that its
+// function does not declare (the second result of Outputs):
+// "the executor returned outputs the function does not declare: a, b".
+func Undeclared(extra []string) string {
+	return "the executor returned outputs the function does not declare: " + strings.Join(extra, ", ")
 }
 
 // ULPs measures every result of fn in got against base.

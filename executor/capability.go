@@ -88,6 +88,20 @@ type Slotter interface {
 	Slot(buildDir string) (Executor, io.Closer)
 }
 
+// SlotOf returns a slot of e building into buildDir (Slotter.Slot) and
+// what releases it, or, when e is not a Slotter, e itself and a Closer
+// that does nothing.
+func SlotOf(e Executor, buildDir string) (Executor, io.Closer) {
+	if s, ok := e.(Slotter); ok {
+		return s.Slot(buildDir)
+	}
+	return e, nopCloser{}
+}
+
+type nopCloser struct{}
+
+func (nopCloser) Close() error { return nil }
+
 // BuildInfo says how a program of compiled code was built.
 type BuildInfo struct {
 	Compiler string // the first line of `$CC --version` (and of the program compiler's, when it differs)

@@ -5,14 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
-	"sort"
 	"strings"
 
 	"github.com/rextio/rxeq/compare"
 	"github.com/rextio/rxeq/executor"
 	"github.com/rextio/rxeq/fallback"
 	"github.com/rextio/rxeq/harness"
-	"github.com/rextio/rxeq/isolate"
 	"github.com/rextio/rxeq/oracle"
 	"github.com/rextio/rxeq/program"
 	"github.com/rextio/rxeq/program/ir"
@@ -73,7 +71,14 @@ type Finding struct {
 	// "" when none), for KindError and KindReference.
 	RefError, GotError string
 	RefKind, GotKind   string
-	Detail             string // the human-readable report
+	// Crashed says an error of the finding (the executor's, or the
+	// reference's) is a crash or a timeout of the process the run was in:
+	// it wraps executor.ErrCrashed or executor.ErrTimedOut. It is decided
+	// from the errors when the finding is made, never from their texts, and
+	// chooses how the finding is reduced (ReduceChecker). It is not part
+	// of the Signature: the error kinds already tell a crash apart.
+	Crashed bool
+	Detail  string // the human-readable report
 }
 
 // String summarises the finding on one line.
@@ -293,17 +298,17 @@ func (c *Checker) Check(ctx context.Context, src []byte) (*Report, error) {
 	}
 
 	rep := &Report{}
-	refPrep, err := safePrepare(ctx, ref, f, p)
+	refPrep, err := executor.SafePrepare(ctx, ref, f, p)
 	if err != nil {
-		rep.Findings = append(rep.Findings, Finding{Kind: KindPrepare, Reference: ref.Name(), Executor: ref.Name(), Detail: err.Error()})
+		rep.Findings = append(rep.Findings, Finding{Kind: KindPrepare, Reference: ref.Name(), Executor: ref.Name(), Crashed: crashed(err), Detail: err.Error()})
 		return rep, nil
 	}
 	defer refPrep.Close()
 	preps := make([]executor.Prepared, len(execs))
 	for i, e := range execs {
-		pp, err := safePrepare(ctx, e, f, p)
+		pp, err := executor.SafePrepare(ctx, e, f, p)
 		if err != nil {
-			rep.Findings = append(rep.Findings, Finding{Kind: KindPrepare, Reference: ref.Name(), Executor: e.Name(), Detail: err.Error()})
+			rep.Findings = append(rep.Findings, Finding{Kind: KindPrepare, Reference: ref.Name(), Executor: e.Name(), Crashed: crashed(err), Detail: err.Error()})
 			continue
 		}
 		defer pp.Close()
@@ -327,7 +332,7 @@ func (c *Checker) Check(ctx context.Context, src []byte) (*Report, error) {
 			}
 			if wantErr != nil && !isRuntimeError(wantErr) {
 				rep.Findings = append(rep.Findings, Finding{Kind: KindReference, Reference: ref.Name(), Executor: ref.Name(),
-					Func: fn.Name, Batch: batch, RefError: wantErr.Error(), RefKind: errorKind(wantErr), Detail: wantErr.Error()})
+					Func: fn.Name, Batch: batch, RefError: wantErr.Error(), RefKind: errorKind(wantErr), Crashed: crashed(wantErr), Detail: wantErr.Error()})
 				continue
 			}
 			// The noise runs are made once per function and batch, and only
@@ -423,7 +428,9 @@ func (c *Checker) noiseRuns() int {
 	return max(c.NoiseRuns, 0)
 }
 
-// compareRun compares one executor's run with the reference's.
+// compareRun compares one executor's run with the reference's, with the
+// runner's judgement of errors (compare.Errors) and outputs
+// (compare.Outputs): a finding per output that fails.
 func compareRun(base Finding, fn *program.Func, want map[string]*tensor.Tensor, wantErr error,
 	got map[string]*tensor.Tensor, gotErr error, tols map[string]compare.Tolerance, classes map[string]compare.ClassSource) []Finding {
 	var pe *panicError
@@ -435,6 +442,7 @@ func compareRun(base Finding, fn *program.Func, want map[string]*tensor.Tensor, 
 		if ok, msg := compare.Errors(wantErr, gotErr); !ok {
 			base.Kind, base.Detail = KindError, msg
 			base.RefKind, base.GotKind = errorKind(wantErr), errorKind(gotErr)
+			base.Crashed = crashed(wantErr) || crashed(gotErr)
 			if wantErr != nil {
 				base.RefError = wantErr.Error()
 			}
@@ -445,58 +453,26 @@ func compareRun(base Finding, fn *program.Func, want map[string]*tensor.Tensor, 
 		}
 		return nil
 	}
+	metrics, extra := compare.Outputs(fn, want, got, tols, classes)
 	var out []Finding
-	for _, r := range fn.Results {
-		w, g := want[r.Name], got[r.Name]
-		var m compare.OutputMetrics
-		switch {
-		case g == nil || w == nil:
-			m = compare.OutputMetrics{Name: r.Name, Problem: "missing output", Report: r.Name + ": missing output"}
-		case r.Type.DType == ir.Int64:
-			if src, ok := classes[r.Name]; ok && want[src.Scores] != nil {
-				var own *tensor.Tensor
-				if src.Final {
-					own = got[src.Scores]
-				}
-				m = compare.ClassesOwn(r.Name, w, g, want[src.Scores], own, src.Axis, tols[src.Scores])
-			} else {
-				m = compare.ToOracle(r.Name, w, g, compare.Tolerance{})
-			}
-		default:
-			m = compare.ToOracle(r.Name, w, g, tols[r.Name])
-		}
+	for _, m := range metrics {
 		if m.OK {
 			continue
 		}
 		f := base
-		f.Kind, f.Output, f.Detail = KindMismatch, r.Name, m.Report
+		f.Kind, f.Output, f.Detail = KindMismatch, m.Name, m.Report
 		if m.Problem != "" {
 			f.Kind = KindProblem
 		}
 		out = append(out, f)
 	}
-	var extra []string
-	for name := range got {
-		if !declares(fn, name) {
-			extra = append(extra, name)
-		}
-	}
-	sort.Strings(extra)
+	// A finding per output keeps each undeclared output's signature.
 	for _, name := range extra {
 		f := base
-		f.Kind, f.Output, f.Detail = KindProblem, name, "the executor returned an output the function does not declare: "+name
+		f.Kind, f.Output, f.Detail = KindProblem, name, compare.Undeclared([]string{name})
 		out = append(out, f)
 	}
 	return out
-}
-
-func declares(fn *program.Func, name string) bool {
-	for _, r := range fn.Results {
-		if r.Name == name {
-			return true
-		}
-	}
-	return false
 }
 
 // isRuntimeError reports whether err is a program's runtime error (the
@@ -507,7 +483,7 @@ func isRuntimeError(err error) bool {
 }
 
 // errorKind names an error's kind: the Kind of its *ir.RuntimeError; for
-// a crashed or timed-out isolated run, the first line of its text
+// a crashed or timed-out run (crashed), the first line of its text
 // ("native crashed: signal SIGSEGV", "native timed out after 10s"), so a
 // reduction keeps a segfault a segfault rather than any failure; else
 // "unclassified"; "" for nil.
@@ -519,26 +495,23 @@ func errorKind(err error) string {
 	if errors.As(err, &re) && re.Kind != nil {
 		return re.Kind.Error()
 	}
-	if errors.Is(err, isolate.ErrCrashed) || errors.Is(err, isolate.ErrTimedOut) {
+	if crashed(err) {
 		first, _, _ := strings.Cut(err.Error(), "\n")
 		return first
 	}
 	return "unclassified"
 }
 
+// crashed reports whether err is a crash or a timeout of the process a
+// run was in (a worker's, an external executor's).
+func crashed(err error) bool {
+	return errors.Is(err, executor.ErrCrashed) || errors.Is(err, executor.ErrTimedOut)
+}
+
 // panicError is a panic recovered from an executor.
 type panicError struct{ msg string }
 
 func (p *panicError) Error() string { return p.msg }
-
-func safePrepare(ctx context.Context, e executor.Executor, f *program.File, p *ir.Program) (pp executor.Prepared, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			pp, err = nil, fmt.Errorf("%s: panic while preparing: %v", e.Name(), r)
-		}
-	}()
-	return e.Prepare(ctx, f, p)
-}
 
 // safeRun runs fn on a private copy of the inputs, turning a panic into a
 // *panicError.

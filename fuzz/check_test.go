@@ -13,7 +13,6 @@ import (
 	"github.com/rextio/rxeq/executor"
 	"github.com/rextio/rxeq/fuzz"
 	"github.com/rextio/rxeq/harness"
-	"github.com/rextio/rxeq/isolate"
 	"github.com/rextio/rxeq/program/ir"
 )
 
@@ -76,6 +75,24 @@ var _ = Describe("Check", func() {
 		Expect(rep.Has(f.Signature())).To(BeTrue())
 	})
 
+	It("reports a missing and an undeclared output in the runner's words (compare.Outputs)", func() {
+		rep, err := fuzz.Check(ctx, []byte(twoFuncs), reshaped{drop: "y"})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(rep.Findings).To(HaveLen(2)) // plain at 2 batches
+		f := rep.Findings[0]
+		Expect(f.Kind).To(Equal(fuzz.KindProblem))
+		Expect(f.Output).To(Equal("y"))
+		Expect(f.Detail).To(Equal("y: missing: the executor returned no output y"))
+
+		rep, err = fuzz.Check(ctx, []byte(twoFuncs), reshaped{add: "extra"})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(rep.Findings).To(HaveLen(4)) // 2 functions at 2 batches
+		f = rep.Findings[0]
+		Expect(f.Kind).To(Equal(fuzz.KindProblem))
+		Expect(f.Output).To(Equal("extra"))
+		Expect(f.Detail).To(Equal("the executor returned outputs the function does not declare: extra"))
+	})
+
 	It("accepts a perturbation within the tolerance", func() {
 		// The default is atol 3e-6 + rtol 1e-4·|want|: 2e-6 passes even
 		// where want is 0.
@@ -97,20 +114,52 @@ var _ = Describe("Check", func() {
 	})
 
 	It("tells a segfault from an abort and from other failures of an isolated run", func() {
+		// As an isolated run fails: "native crashed: signal SIGSEGV",
+		// wrapping executor.ErrCrashed.
 		crash := func(sig string) skewed {
-			return skewed{name: "native", err: fmt.Errorf("%w: signal %s\nworker stderr (tail):\n%s at 0x7f00", isolate.ErrCrashed, sig, sig)}
+			return skewed{name: "native", err: fmt.Errorf("native %w: signal %s\nworker stderr (tail):\n%s at 0x7f00", executor.ErrCrashed, sig, sig)}
 		}
+		timeout := skewed{name: "native", err: fmt.Errorf("native %w after 10s", executor.ErrTimedOut)}
 		kinds := map[string]fuzz.Signature{}
-		for _, ex := range []skewed{crash("SIGSEGV"), crash("SIGABRT"), {name: "native", err: errSkewed}} {
+		crashes := map[string]bool{}
+		for _, ex := range []skewed{crash("SIGSEGV"), crash("SIGABRT"), timeout, {name: "native", err: errSkewed}} {
 			rep, err := fuzz.Check(ctx, []byte(twoFuncs), ex)
 			Expect(err).NotTo(HaveOccurred())
 			f := rep.Findings[0]
 			kinds[f.GotKind] = f.Signature()
+			crashes[f.GotKind] = f.Crashed
 		}
-		Expect(kinds).To(HaveLen(3))
-		Expect(kinds).To(HaveKey("native crashed: signal SIGSEGV"))
-		Expect(kinds).To(HaveKey("native crashed: signal SIGABRT"))
-		Expect(kinds).To(HaveKey("unclassified"))
+		Expect(kinds).To(HaveLen(4))
+		Expect(crashes).To(Equal(map[string]bool{
+			"native crashed: signal SIGSEGV": true,
+			"native crashed: signal SIGABRT": true,
+			"native timed out after 10s":     true,
+			"unclassified":                   false,
+		}))
+	})
+
+	It("records a crash by its error, whatever its text says", func() {
+		// Crashed comes from errors.Is, not from the words: an error that
+		// reads like a crash is not one, a crash of an external executor is.
+		rep, err := fuzz.Check(ctx, []byte(twoFuncs), skewed{name: "native", err: errors.New("native crashed: signal SIGSEGV")})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(rep.Findings[0].Crashed).To(BeFalse())
+		Expect(rep.Findings[0].GotKind).To(Equal("unclassified"))
+
+		rep, err = fuzz.Check(ctx, []byte(twoFuncs), skewed{name: "mine", err: fmt.Errorf("mine %w: exit status 3", executor.ErrCrashed)})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(rep.Findings[0].Crashed).To(BeTrue())
+		Expect(rep.Findings[0].GotKind).To(Equal("mine crashed: exit status 3"))
+	})
+
+	It("marks a reference that crashed", func() {
+		c := &fuzz.Checker{Reference: skewed{name: "oracle", err: fmt.Errorf("oracle %w after 1s", executor.ErrTimedOut)}}
+		rep, err := c.Check(ctx, []byte(twoFuncs))
+		Expect(err).NotTo(HaveOccurred())
+		f := rep.Findings[0]
+		Expect(f.Kind).To(Equal(fuzz.KindReference))
+		Expect(f.Crashed).To(BeTrue())
+		Expect(f.RefKind).To(Equal("oracle timed out after 1s"))
 	})
 
 	It("gives preparation errors and panics a signature that survives shrinking", func() {

@@ -4,8 +4,9 @@
 // shrinks a program that disagrees to a small reproducer (Reduce,
 // ReduceFinding).
 //
-// The pieces are meant to be composed by a driver (the `rxeq fuzz`
-// command, the Go-native fuzz target FuzzDifferential):
+// The pieces are meant to be composed by a driver (Campaign, the loop
+// behind the `rxeq fuzz` command; the Go-native fuzz target
+// FuzzDifferential):
 //
 //	c := &fuzz.Checker{}                           // oracle vs fallback
 //	p := fuzz.Generate(seed, fuzz.Config{})
@@ -16,12 +17,23 @@
 //		…save p.Source and small…
 //	}
 //
+// A Campaign does that for consecutive seeds on several goroutines, with
+// results taken in seed order, and saves each finding as seed-N.rx and
+// seed-N.reduced.rx:
+//
+//	c := fuzz.Campaign{Seed: 1, Count: 1000, Checker: &fuzz.Checker{}, Dir: "findings", Parallel: 4, Found: os.Stdout}
+//	st, err := c.Run(ctx)
+//
 // Executors are executor.Executor values, so the native backend, a
 // crash-isolating wrapper or a deliberately perturbed test executor plug in
 // through Checker.Executors without changes here. An executor that is also
 // a Prebuilder (the isolated native backend with an isolate.Pool) can be
 // handed a batch of programs ahead of their checks (Checker.Prebuild), so
-// that one compiler run builds them all; nothing else depends on it.
+// that one compiler run builds them all; nothing else depends on it. An
+// executor that is an executor.Slotter gives each goroutine of a Campaign
+// a slot of its own (Checker.Slot), and a Finding records whether its run
+// crashed or timed out in its process (Finding.Crashed), which decides
+// whether its reduction shares a worker (ReduceChecker).
 //
 // # Generated programs
 //

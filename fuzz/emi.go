@@ -216,9 +216,9 @@ func (c *Checker) checkVariants(ctx context.Context, f *program.File, execs []ex
 			if orig[i] == nil {
 				continue
 			}
-			prep, err := safePrepare(ctx, e, vf, vp)
+			prep, err := executor.SafePrepare(ctx, e, vf, vp)
 			if err != nil {
-				found = append(found, Finding{Kind: KindMetamorphic, Reference: e.Name(), Executor: e.Name(),
+				found = append(found, Finding{Kind: KindMetamorphic, Reference: e.Name(), Executor: e.Name(), Crashed: crashed(err),
 					Detail: fmt.Sprintf("the variant (%s) does not prepare: %v", v.What, err)})
 				continue
 			}
@@ -239,6 +239,7 @@ func (c *Checker) checkVariants(ctx context.Context, f *program.File, execs []ex
 					base := Finding{Kind: KindMetamorphic, Reference: e.Name(), Executor: e.Name(), Func: fn.Name, Batch: batch}
 					if errorKind(aErr) != errorKind(bErr) {
 						base.RefKind, base.GotKind = errorKind(aErr), errorKind(bErr)
+						base.Crashed = crashed(aErr) || crashed(bErr)
 						base.Detail = fmt.Sprintf("the variant (%s) fails differently: %v vs %v", v.What, aErr, bErr)
 						found = append(found, base)
 						continue

@@ -269,6 +269,20 @@ func (r Reducer) ReduceFinding(ctx context.Context, src []byte, f Finding, c *Ch
 	})
 }
 
+// ReduceChecker is the checker that reduces f: pooled, one whose
+// executors keep a worker process for every candidate (a slot of own,
+// Checker.Slot), or, when f.Crashed (a crash or a timeout), own, whose
+// executors start a worker per candidate. A candidate that still crashes
+// would crash a shared worker, and its call would then run again alone in
+// a new one, so sharing would only add a worker and a build to nearly
+// every candidate.
+func ReduceChecker(f Finding, pooled, own *Checker) *Checker {
+	if f.Crashed {
+		return own
+	}
+	return pooled
+}
+
 // only returns a copy of c whose executors are those named name, or all
 // of c's when none is (a finding of the reference).
 func (c *Checker) only(name executor.Name) *Checker {

@@ -232,3 +232,18 @@ func f(x [B][F]float32) (y [B][F]float32) {
 		})
 	})
 })
+
+var _ = Describe("the checker that reduces a finding", func() {
+	pooled, own := &fuzz.Checker{}, &fuzz.Checker{}
+	It("starts a worker per candidate for a crash or a timeout, which would not share one anyway", func() {
+		for _, kind := range []string{"native crashed: signal SIGSEGV", "native timed out after 10s", "torch crashed: signal SIGSEGV"} {
+			f := fuzz.Finding{Kind: fuzz.KindError, GotKind: kind, Crashed: true}
+			Expect(fuzz.ReduceChecker(f, pooled, own)).To(BeIdenticalTo(own), kind)
+		}
+	})
+	It("reuses the pooled worker for any other finding, whatever its texts say", func() {
+		Expect(fuzz.ReduceChecker(fuzz.Finding{Kind: fuzz.KindMismatch, Output: "y"}, pooled, own)).To(BeIdenticalTo(pooled))
+		Expect(fuzz.ReduceChecker(fuzz.Finding{Kind: fuzz.KindError, GotKind: "division by zero"}, pooled, own)).To(BeIdenticalTo(pooled))
+		Expect(fuzz.ReduceChecker(fuzz.Finding{Kind: fuzz.KindError, GotKind: "native crashed: signal SIGSEGV"}, pooled, own)).To(BeIdenticalTo(pooled))
+	})
+})

@@ -366,25 +366,12 @@ func (r *runner) prepareAll(ctx context.Context) {
 					return
 				}
 				t0 := time.Now()
-				p.p, p.err = safePrepare(ctx, r.execs[ei], r.files[fi], r.progs[fi])
+				p.p, p.err = executor.SafePrepare(ctx, r.execs[ei], r.files[fi], r.progs[fi])
 				p.dur = time.Since(t0)
 			}()
 		}
 	}
 	wg.Wait()
-}
-
-func safePrepare(ctx context.Context, e executor.Executor, f *program.File, p *ir.Program) (pp executor.Prepared, err error) {
-	defer func() {
-		if v := recover(); v != nil {
-			pp, err = nil, fmt.Errorf("%w: %s: panic while preparing: %v", executor.ErrExecutor, e.Name(), v)
-		}
-	}()
-	pp, err = e.Prepare(ctx, f, p)
-	if err == nil && pp == nil {
-		err = fmt.Errorf("%w: %s: Prepare returned neither a program nor an error", executor.ErrExecutor, e.Name())
-	}
-	return pp, err
 }
 
 func (r *runner) runGroups(ctx context.Context) {

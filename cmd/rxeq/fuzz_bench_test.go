@@ -2,17 +2,18 @@ package main
 
 import (
 	"context"
-	"io"
 	"os/exec"
 	"runtime"
 	"testing"
 	"time"
+
+	"github.com/rextio/rxeq/fuzz"
 )
 
 // BenchmarkFuzz measures `rxeq fuzz` throughput in programs per second,
 // in one run so that the numbers compare: oracle+fallback alone, then
 // with the native executor in workers as `rxeq fuzz` runs it (a pooled
-// worker per goroutine, programs built in chunks of fuzzChunk), and the
+// worker per goroutine, programs built in chunks of fuzz.DefaultChunk), and the
 // way it ran before pools (a worker and a compiler run per program and per
 // variant). It reports each rate and native's share of oracle+fallback's
 // rate.
@@ -36,16 +37,16 @@ func BenchmarkFuzz(b *testing.B) {
 			b.Fatal(err)
 		}
 		checker.Metamorphic = 1
-		r := &fuzzRun{seed: 1, count: programs, checker: checker, out: b.TempDir(), execList: execs, isolate: true,
-			parallel: runtime.GOMAXPROCS(0), ownWorkers: own}
-		st, err := r.loop(context.Background(), io.Discard, io.Discard)
+		r := &fuzzRun{Campaign: fuzz.Campaign{Seed: 1, Count: programs, Checker: checker, Dir: b.TempDir(),
+			Parallel: runtime.GOMAXPROCS(0), NoSlots: own}, execList: execs, isolate: true}
+		st, err := r.run(context.Background())
 		if err != nil {
 			b.Fatal(err)
 		}
-		if st.programs != programs {
-			b.Fatalf("%d programs ran, want %d", st.programs, programs)
+		if st.Programs != programs {
+			b.Fatalf("%d programs ran, want %d", st.Programs, programs)
 		}
-		return st.elapsed
+		return st.Elapsed
 	}
 	session("oracle,fallback,native", false) // the runtime library, built once
 	var base, native, own time.Duration

@@ -142,18 +142,18 @@ var _ = Describe("fuzz with native programs sharing workers and builds", Label("
 		GinkgoT().Setenv("CC", "cc -Wl,--wrap=tanh "+obj)
 		GinkgoT().Setenv("RXEQ_NATIVE_ISA", "c")
 		elapsed := regexp.MustCompile(`, [0-9.]+(ms|s|µs)\)`)
-		session := func(parallel, chunk int, own bool) (fuzzStats, string, []string) {
+		session := func(parallel, chunk int, own bool) (fuzz.Stats, string, []string) {
 			cache := filepath.Join(GinkgoT().TempDir(), "cache")
 			checker, err := buildChecker("oracle,native", nativeSetup{isolate: true, cacheDir: cache, timeout: 20 * time.Second,
 				programCC: resolveProgramCC("auto"), rtCache: cache})
 			Expect(err).NotTo(HaveOccurred())
 			checker.Metamorphic = 1
 			out := GinkgoT().TempDir()
-			r := &fuzzRun{seed: 1, count: 24, checker: checker, out: out, execList: "oracle,native", isolate: true,
-				parallel: parallel, chunk: chunk, ownWorkers: own, cfg: fuzz.Config{MaxStmts: 4, Exclude: fuzz.FeatMayFail}}
-			r.reducer.MaxTests = 2
 			var buf bytes.Buffer
-			st, err := r.loop(context.Background(), &buf, GinkgoWriter)
+			r := &fuzzRun{Campaign: fuzz.Campaign{Seed: 1, Count: 24, Checker: checker, Dir: out, Parallel: parallel, Chunk: chunk, NoSlots: own,
+				Config: fuzz.Config{MaxStmts: 4, Exclude: fuzz.FeatMayFail}, Reducer: fuzz.Reducer{MaxTests: 2}, Found: &buf, Progress: GinkgoWriter},
+				execList: "oracle,native", isolate: true}
+			st, err := r.run(context.Background())
 			Expect(err).NotTo(HaveOccurred())
 			entries, err := os.ReadDir(out)
 			Expect(err).NotTo(HaveOccurred())
@@ -161,13 +161,13 @@ var _ = Describe("fuzz with native programs sharing workers and builds", Label("
 			for _, e := range entries {
 				names = append(names, e.Name())
 			}
-			st.elapsed = 0
+			st.Elapsed = 0
 			return st, strings.ReplaceAll(elapsed.ReplaceAllString(buf.String(), ", T)"), out, "DIR"), names
 		}
 		stOwn, outOwn, filesOwn := session(1, 1, true)
 		GinkgoWriter.Printf("own workers: %+v\n", stOwn)
-		Expect(stOwn.findings).To(BeNumerically(">", 0), "some programs compute many Tanh")
-		Expect(stOwn.findings).To(BeNumerically("<", stOwn.programs), "some programs compute few")
+		Expect(stOwn.Findings).To(BeNumerically(">", 0), "some programs compute many Tanh")
+		Expect(stOwn.Findings).To(BeNumerically("<", stOwn.Programs), "some programs compute few")
 		Expect(outOwn).To(ContainSubstring("native crashed: signal SIGSEGV"))
 		for _, c := range []struct{ parallel, chunk int }{{1, 8}, {2, 5}} {
 			st, out, files := session(c.parallel, c.chunk, false)
@@ -175,18 +175,5 @@ var _ = Describe("fuzz with native programs sharing workers and builds", Label("
 			Expect(out).To(Equal(outOwn), "parallel %d, chunk %d", c.parallel, c.chunk)
 			Expect(files).To(Equal(filesOwn))
 		}
-	})
-})
-
-var _ = Describe("the checker that reduces a finding", func() {
-	pooled, own := &fuzz.Checker{}, &fuzz.Checker{}
-	It("starts a worker per candidate for a crash or a timeout, which would not share one anyway", func() {
-		for _, kind := range []string{"native crashed: signal SIGSEGV", "native timed out after 10s", "torch crashed: signal SIGSEGV"} {
-			Expect(reduceChecker(fuzz.Finding{Kind: fuzz.KindError, GotKind: kind}, pooled, own)).To(BeIdenticalTo(own), kind)
-		}
-	})
-	It("reuses the pooled worker for any other finding", func() {
-		Expect(reduceChecker(fuzz.Finding{Kind: fuzz.KindMismatch, Output: "y"}, pooled, own)).To(BeIdenticalTo(pooled))
-		Expect(reduceChecker(fuzz.Finding{Kind: fuzz.KindError, GotKind: "division by zero"}, pooled, own)).To(BeIdenticalTo(pooled))
 	})
 })

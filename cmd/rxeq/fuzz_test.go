@@ -5,10 +5,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strconv"
-	"strings"
-	"sync/atomic"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -20,7 +17,6 @@ import (
 	"github.com/rextio/rxeq/oracle"
 	"github.com/rextio/rxeq/program"
 	"github.com/rextio/rxeq/program/ir"
-	"github.com/rextio/rxeq/tensor"
 )
 
 // tanhBug is a test-only executor: the fallback interpreter with Tanh off
@@ -129,20 +125,6 @@ var _ = Describe("fuzz", Label("fuzz"), func() {
 		entries, err := os.ReadDir(dir)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(entries).To(BeEmpty())
-	})
-
-	It("stops when its context ends, with the programs that finished counted", func() {
-		ctx, cancel := context.WithCancel(context.Background())
-		defer cancel()
-		// The executor cancels the session during its 200th run.
-		c := &fuzz.Checker{Executors: []executor.Executor{&cancelling{after: 200, cancel: cancel}}}
-		r := &fuzzRun{seed: 1, count: 1 << 30, checker: c, out: GinkgoT().TempDir(), execList: "oracle,fallback", parallel: 3}
-		var out bytes.Buffer
-		st, err := r.loop(ctx, &out, GinkgoWriter)
-		Expect(err).To(MatchError(context.Canceled))
-		Expect(st.programs).To(BeNumerically(">", 0))
-		Expect(st.findings).To(BeZero())
-		Expect(out.String()).To(BeEmpty())
 	})
 
 	It("exits 2 on bad usage", func() {
@@ -256,50 +238,25 @@ func f(x [B]float32) (y [B]float32) {
 			Expect(rep.OK()).To(BeTrue(), "%v", rep.Findings)
 		})
 
-		It("finds the same programs, in the same order, on several goroutines", func() {
-			elapsed := regexp.MustCompile(`, [0-9.]+(ms|s|µs)\)`)
-			session := func(parallel int) (fuzzStats, string, []string) {
-				dir := GinkgoT().TempDir()
-				r := &fuzzRun{seed: 1, count: 12, checker: checker, out: dir, execList: "oracle,fallback", parallel: parallel}
-				var out bytes.Buffer
-				st, err := r.loop(context.Background(), &out, GinkgoWriter)
-				Expect(err).NotTo(HaveOccurred())
-				entries, err := os.ReadDir(dir)
-				Expect(err).NotTo(HaveOccurred())
-				var names []string
-				for _, e := range entries {
-					names = append(names, e.Name())
-				}
-				text := strings.ReplaceAll(elapsed.ReplaceAllString(out.String(), ", T)"), dir, "DIR")
-				st.elapsed = 0
-				return st, text, names
-			}
-			st1, out1, files1 := session(1)
-			st3, out3, files3 := session(3)
-			Expect(st1.findings).To(BeNumerically(">", 1), "the comparison needs several findings")
-			Expect(st3).To(Equal(st1))
-			Expect(out3).To(Equal(out1))
-			Expect(files3).To(Equal(files1))
-		})
-
 		It("is found within the bound, saved, and reduced to a small reproducer that fails the same way", func() {
 			dir := GinkgoT().TempDir()
-			r := &fuzzRun{seed: 1, count: tanhBugBound, checker: checker, out: dir, execList: "oracle,fallback"}
-			// Stop at the first finding: run one program at a time.
-			var st fuzzStats
 			var out bytes.Buffer
-			for i := 0; i < tanhBugBound && st.findings == 0; i++ {
+			r := &fuzzRun{Campaign: fuzz.Campaign{Seed: 1, Count: tanhBugBound, Checker: checker, Dir: dir, Found: &out, Progress: GinkgoWriter},
+				execList: "oracle,fallback"}
+			// Stop at the first finding: run one program at a time.
+			var st fuzz.Stats
+			for i := 0; i < tanhBugBound && st.Findings == 0; i++ {
 				one := *r
-				one.seed, one.count = r.seed+uint64(i), 1
-				s, err := one.loop(context.Background(), &out, GinkgoWriter)
+				one.Seed, one.Count = r.Seed+uint64(i), 1
+				s, err := one.run(context.Background())
 				Expect(err).NotTo(HaveOccurred())
-				st.programs += s.programs
-				st.findings += s.findings
-				st.firstFound = s.firstFound
+				st.Programs += s.Programs
+				st.Findings += s.Findings
+				st.FirstFound = s.FirstFound
 			}
-			Expect(st.findings).To(Equal(1), "not found within %d programs", tanhBugBound)
-			seed := st.firstFound
-			GinkgoWriter.Printf("found at seed %d after %d programs\n%s", seed, st.programs, out.String())
+			Expect(st.Findings).To(Equal(1), "not found within %d programs", tanhBugBound)
+			seed := st.FirstFound
+			GinkgoWriter.Printf("found at seed %d after %d programs\n%s", seed, st.Programs, out.String())
 			Expect(out.String()).To(ContainSubstring("FOUND seed"))
 
 			orig, err := os.ReadFile(filepath.Join(dir, "seed-"+itoa(seed)+".rx"))
@@ -307,7 +264,9 @@ func f(x [B]float32) (y [B]float32) {
 			red, err := os.ReadFile(filepath.Join(dir, "seed-"+itoa(seed)+".reduced.rx"))
 			Expect(err).NotTo(HaveOccurred())
 			Expect(string(red)).To(HavePrefix("// rxeq fuzz finding, seed " + itoa(seed) + "\n"))
-			Expect(string(red)).To(ContainSubstring("// rerun: rxeq fuzz --seed " + itoa(seed) + " --count 1"))
+			Expect(string(red)).To(ContainSubstring("// rerun: rxeq fuzz --seed " + itoa(seed) + " --count 1 --executors oracle,fallback --isolate=false --emi 0\n"))
+			Expect(string(red)).To(ContainSubstring("// check this file: rxeq reduce --executors oracle,fallback --isolate=false " +
+				filepath.Join(dir, "seed-"+itoa(seed)+".reduced.rx") + "\n\n"))
 			before, after := fuzz.CountStmts(orig), fuzz.CountStmts(red)
 			GinkgoWriter.Printf("statements: %d before, %d after\n", before, after)
 			Expect(after).To(BeNumerically("<=", tanhBugMaxStmts))
@@ -328,32 +287,3 @@ func f(x [B]float32) (y [B]float32) {
 })
 
 func itoa(u uint64) string { return strconv.FormatUint(u, 10) }
-
-// cancelling is the fallback interpreter, calling cancel during its
-// after-th run.
-type cancelling struct {
-	runs   atomic.Int64
-	after  int64
-	cancel context.CancelFunc
-}
-
-func (c *cancelling) Name() executor.Name { return "cancelling" }
-
-func (c *cancelling) Prepare(ctx context.Context, f *program.File, p *ir.Program) (executor.Prepared, error) {
-	inner, err := fallback.Executor{}.Prepare(ctx, f, p)
-	return cancellingPrepared{c, inner}, err
-}
-
-type cancellingPrepared struct {
-	c     *cancelling
-	inner executor.Prepared
-}
-
-func (p cancellingPrepared) Run(ctx context.Context, fn string, in map[string]*tensor.Tensor) (executor.Outcome, error) {
-	if p.c.runs.Add(1) == p.c.after {
-		p.c.cancel()
-	}
-	return p.inner.Run(ctx, fn, in)
-}
-
-func (p cancellingPrepared) Close() error { return p.inner.Close() }
