@@ -9,7 +9,7 @@ import (
 
 	"github.com/rextio/rxeq/compare"
 	"github.com/rextio/rxeq/executor"
-	"github.com/rextio/rxeq/fallback"
+	"github.com/rextio/rxeq/executor/builtin"
 	"github.com/rextio/rxeq/harness"
 	"github.com/rextio/rxeq/oracle"
 	"github.com/rextio/rxeq/program"
@@ -258,11 +258,15 @@ func (c *Checker) Check(ctx context.Context, src []byte) (*Report, error) {
 	}
 	ref := c.Reference
 	if ref == nil {
-		ref = oracle.Executor{}
+		ref = builtin.Reference()
 	}
 	execs := c.Executors
 	if len(execs) == 0 {
-		execs = []executor.Executor{fallback.Executor{}}
+		sel, err := builtin.Select([]executor.Name{executor.Fallback}, builtin.Config{}, nil)
+		if err != nil {
+			return nil, err
+		}
+		execs = sel.Executors
 	}
 	tol := DefaultTolerance()
 	if c.Tolerance != nil {
@@ -529,25 +533,16 @@ func safeRun(ctx context.Context, p executor.Prepared, fn string, inputs map[str
 	return o.Outputs, err
 }
 
-// Prebuilder is an executor that can build several programs at once
-// ahead of their Prepare (isolate.Executor with a Pool: one compiler run
-// and one library for all of them). Prebuild is only an optimisation: a
-// program it did not build, or failed to, is prepared as usual, and what
-// a program gives does not depend on whether it was prebuilt.
-type Prebuilder interface {
-	Prebuild(ctx context.Context, ps []*ir.Program) error
-}
-
-// Prebuild has every executor that is a Prebuilder build the programs
+// Prebuild has every executor that is an executor.Prebuilder build the programs
 // srcs and the metamorphic variants Check would run of them, so that
 // checking them afterwards costs no compile each. Sources that do not
 // check are skipped (Check reports them). The error is the first
 // executor's that failed; it may be ignored, Check then builds each
 // program itself.
 func (c *Checker) Prebuild(ctx context.Context, srcs [][]byte) error {
-	var pbs []Prebuilder
+	var pbs []executor.Prebuilder
 	for _, e := range c.Executors {
-		if pb, ok := e.(Prebuilder); ok {
+		if pb, ok := e.(executor.Prebuilder); ok {
 			pbs = append(pbs, pb)
 		}
 	}

@@ -1,7 +1,6 @@
 package harness
 
 import (
-	"fmt"
 	"strings"
 
 	"github.com/rextio/rxeq/compare"
@@ -27,7 +26,7 @@ func judge(c *Case, fn *program.Func, ref refRun, got executor.Outcome, gotErr e
 			}
 		}
 		if len(extra) > 0 {
-			problems = append(problems, fmt.Sprintf("the executor returned outputs the function does not declare: %s", strings.Join(extra, ", ")))
+			problems = append(problems, compare.Undeclared(extra))
 		}
 	}
 	if len(problems) > 0 {
