@@ -53,7 +53,7 @@ func CompileBatch(ctx context.Context, ps []*ir.Program, opts Options) (progs []
 		}
 		src, metas, bad := generate(p)
 		if opts.Mode == Forced && len(bad) > 0 {
-			errs[i] = bad[0].err
+			errs[i] = bad[0].Err
 			continue
 		}
 		m := &member{prog: &Program{ir: p, src: src, mode: opts.Mode, path: path, funcs: map[string]*compiled{}, frames: newFramePool(), tileRows: opts.TileRows},
@@ -64,7 +64,7 @@ func CompileBatch(ctx context.Context, ps []*ir.Program, opts Options) (progs []
 		}
 		r := map[string]string{}
 		for _, meta := range metas {
-			r[meta.cname] = batchSymbol(len(srcs), meta.cname)
+			r[meta.CName] = batchSymbol(len(srcs), meta.CName)
 		}
 		srcs = append(srcs, src)
 		renames = append(renames, r)
@@ -114,7 +114,7 @@ func CompileBatch(ctx context.Context, ps []*ir.Program, opts Options) (progs []
 			}
 			p.lib, p.info = l, info
 			p.info.Library, p.info.Cached = lib, cached
-			if err := p.bind(m.metas, m.bad, func(meta *funcMeta) string { return batchSymbol(slot, meta.cname) }); err != nil {
+			if err := p.bind(m.metas, m.bad, func(meta *funcMeta) string { return batchSymbol(slot, meta.CName) }); err != nil {
 				closeAll()
 				return nil, nil, err
 			}

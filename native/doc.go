@@ -11,8 +11,9 @@
 //
 // Generate returns the C source alone (deterministic: the same program gives
 // the same bytes); CFuncName gives the C name of a scoring function's
-// generated function, so a source lock can find its body. The forms of the
-// generated C that locks rely on are documented on the generator (gen.go);
+// generated function, so a source lock can find its body. Both forward to
+// package native/cgen, the code generator. The forms of the generated C
+// that locks rely on are documented on the generator (native/cgen's gen.go);
 // the loop of `for round_idx := range 4` is exactly
 // `for (int64_t round_idx = 0; round_idx < 4; round_idx++) {`.
 //
@@ -204,7 +205,7 @@
 // with separate multiplies and adds. Codegen fuses a Transpose feeding a
 // MatMul, a bias-row Add after one and a Tanh of that sum into
 // rx_matmul_bt, rx_matmul_bias, rx_matmul_bt_bias and their _tanh forms
-// (see gen.go), a pair of Add/Sub/Mul/Div through a temporary into rx_ew2
+// (see native/cgen's gen.go), a pair of Add/Sub/Mul/Div through a temporary into rx_ew2
 // and one of them with a float constant into rx_ew_const, with the bits of
 // the ops one by one.
 // SLEEF (libsleef) is linked when the

@@ -2,17 +2,17 @@ package native
 
 import (
 	"context"
-	"slices"
 
 	"github.com/rextio/rxeq/executor"
+	"github.com/rextio/rxeq/native/cgen"
 	"github.com/rextio/rxeq/native/runtime"
 	"github.com/rextio/rxeq/program/ir"
 	"github.com/rextio/rxeq/tensor"
 )
 
-// CMacroNames returns the committed macro list (cmacros_gen.go), for the
-// tests of package native_test.
-func CMacroNames() []string { return slices.Clone(cMacros[:]) }
+// CMacroNames returns the committed macro list (cgen's cmacros_gen.go),
+// for the tests of package native_test.
+func CMacroNames() []string { return cgen.MacroNames() }
 
 // WellFormed is the hot path's verdict on a tensor (wellFormed), for the
 // spec that holds it to tensor.Validate.
@@ -121,7 +121,7 @@ func DefaultTileRows(p *ir.Program, fn string, rows int, syms map[string]int) in
 		return 0
 	}
 	var env symEnv
-	for k, s := range m.syms {
+	for k, s := range m.Syms {
 		env.sym[k], env.bound = syms[s], env.bound|1<<k
 	}
 	env.sym[m.rows.sym] = rows

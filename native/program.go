@@ -191,7 +191,7 @@ func Compile(ctx context.Context, p *ir.Program, opts Options) (*Program, error)
 	}
 	src, metas, bad := generate(p)
 	if opts.Mode == Forced && len(bad) > 0 {
-		return nil, bad[0].err
+		return nil, bad[0].Err
 	}
 	prog := &Program{ir: p, src: src, mode: opts.Mode, path: path, funcs: map[string]*compiled{}, frames: newFramePool(), tileRows: opts.TileRows}
 	if len(metas) > 0 {
@@ -202,7 +202,7 @@ func Compile(ctx context.Context, p *ir.Program, opts Options) (*Program, error)
 			prog.libErr = err
 		}
 	}
-	if err := prog.bind(metas, bad, func(m *funcMeta) string { return m.cname }); err != nil {
+	if err := prog.bind(metas, bad, func(m *funcMeta) string { return m.CName }); err != nil {
 		return nil, err
 	}
 	return prog, nil
@@ -215,7 +215,7 @@ func Compile(ctx context.Context, p *ir.Program, opts Options) (*Program, error)
 func (p *Program) bind(metas map[string]*funcMeta, bad []badFunc, sym func(*funcMeta) string) error {
 	reasons := map[string]error{}
 	for _, b := range bad {
-		reasons[b.name] = b.err
+		reasons[b.Func] = b.Err
 	}
 	for _, f := range p.ir.Funcs {
 		c := &compiled{name: f.Name, meta: metas[f.Name], reason: reasons[f.Name]}
