@@ -17,6 +17,23 @@
 // the loop of `for round_idx := range 4` is exactly
 // `for (int64_t round_idx = 0; round_idx < 4; round_idx++) {`.
 //
+// # Layout
+//
+// Three packages, with dependencies pointing one way:
+//
+//   - native/cgen generates C from the IR (Generate, Translate, Mangle,
+//     CFuncName, the support check and the C macro table) and describes
+//     each generated function's calling convention (cgen.FuncABI);
+//   - native/build resolves the compilers and builds the runtime
+//     libraries and program libraries into the content-addressed cache;
+//     it uses neither cgo nor cgen;
+//   - native (this package) loads the libraries and calls them through
+//     cgo: Compile, CompileBatch, Program, Run, RunInto and the executor,
+//     on top of both. Generate, CFuncName, Mangle, MaxFuncInstrs,
+//     DefaultCompileTimeout, GeneratedFile, Flags, ScratchDir,
+//     DefaultCacheDir and the error kinds are forwarded from them, so that
+//     callers need only this package.
+//
 // # Modes
 //
 // Forced (the default, the harness's): an op, dtype or rank the backend

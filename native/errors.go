@@ -3,6 +3,7 @@ package native
 import (
 	"errors"
 
+	"github.com/rextio/rxeq/native/build"
 	"github.com/rextio/rxeq/native/cgen"
 )
 
@@ -16,11 +17,11 @@ var (
 	ErrUnsupported = cgen.ErrUnsupported
 	// ErrCompiler: the C compiler is missing or failed. The message names
 	// CC, and for a failed compile carries its stderr and the path of the
-	// generated file.
-	ErrCompiler = errors.New("native build")
+	// generated file. It is build.ErrCompiler.
+	ErrCompiler = build.ErrCompiler
 	// ErrCache: the build cache cannot be used (unsafe permissions, not
-	// owned by the current user, unwritable).
-	ErrCache = errors.New("native build cache")
+	// owned by the current user, unwritable). It is build.ErrCache.
+	ErrCache = build.ErrCache
 	// ErrLoad: the compiled library could not be loaded or lacks a function.
 	ErrLoad = errors.New("loading native code")
 	// ErrTooLarge: a function is too large to hand to the C compiler

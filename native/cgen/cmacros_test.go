@@ -10,7 +10,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"github.com/rextio/rxeq/native"
+	"github.com/rextio/rxeq/native/build"
 	"github.com/rextio/rxeq/native/cgen"
 	"github.com/rextio/rxeq/native/internal/cmacros"
 )
@@ -32,7 +32,7 @@ func localCC() []string {
 // with the backend's own flags.
 func localMacros() []string {
 	GinkgoHelper()
-	names, err := cmacros.Defined(context.Background(), localCC(), native.Flags(), cmacros.Native())
+	names, err := cmacros.Defined(context.Background(), localCC(), build.Flags(), cmacros.Native())
 	Expect(err).NotTo(HaveOccurred())
 	return names
 }
