@@ -34,6 +34,15 @@
 //     DefaultCacheDir and the error kinds are forwarded from them, so that
 //     callers need only this package.
 //
+// This package still joins two jobs in a few places, on purpose: Compile
+// and CompileBatch (program.go, batch.go) turn Options into a
+// build.Toolchain and a build, then load it, because Auto mode decides
+// per build and per load what falls back; and the torch runtime's setup
+// (torch_build.go) builds through package build but must configure the
+// library once loaded (threads, RTLD_NODELETE), which needs cgo. The row
+// plan of a function (tile.go) is derived here from cgen.FuncABI, not in
+// cgen, because only the call side tiles.
+//
 // # Modes
 //
 // Forced (the default, the harness's): an op, dtype or rank the backend
