@@ -3,12 +3,7 @@ package native
 import (
 	"context"
 	"fmt"
-	"path/filepath"
-	"slices"
-	"strings"
-	"time"
 
-	"github.com/rextio/rxeq/native/runtime"
 	"github.com/rextio/rxeq/program/ir"
 )
 
@@ -53,7 +48,7 @@ func CompileBatch(ctx context.Context, ps []*ir.Program, opts Options) (progs []
 		}
 		src, metas, bad := generate(p)
 		if opts.Mode == Forced && len(bad) > 0 {
-			errs[i] = bad[0].err
+			errs[i] = bad[0].Err
 			continue
 		}
 		m := &member{prog: &Program{ir: p, src: src, mode: opts.Mode, path: path, funcs: map[string]*compiled{}, frames: newFramePool(), tileRows: opts.TileRows},
@@ -64,7 +59,7 @@ func CompileBatch(ctx context.Context, ps []*ir.Program, opts Options) (progs []
 		}
 		r := map[string]string{}
 		for _, meta := range metas {
-			r[meta.cname] = batchSymbol(len(srcs), meta.cname)
+			r[meta.CName] = batchSymbol(len(srcs), meta.CName)
 		}
 		srcs = append(srcs, src)
 		renames = append(renames, r)
@@ -84,7 +79,7 @@ func CompileBatch(ctx context.Context, ps []*ir.Program, opts Options) (progs []
 			return nil, nil, err
 		}
 		info = probe.info
-		lib, cached, err = buildBatch(ctx, srcs, renames, tc, opts.CompileTimeout)
+		lib, cached, err = tc.Batch(ctx, srcs, renames)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -114,7 +109,7 @@ func CompileBatch(ctx context.Context, ps []*ir.Program, opts Options) (progs []
 			}
 			p.lib, p.info = l, info
 			p.info.Library, p.info.Cached = lib, cached
-			if err := p.bind(m.metas, m.bad, func(meta *funcMeta) string { return batchSymbol(slot, meta.cname) }); err != nil {
+			if err := p.bind(m.metas, m.bad, func(meta *funcMeta) string { return batchSymbol(slot, meta.CName) }); err != nil {
 				closeAll()
 				return nil, nil, err
 			}
@@ -129,62 +124,3 @@ func CompileBatch(ctx context.Context, ps []*ir.Program, opts Options) (progs []
 
 // batchSymbol is the name of C function cname of batch member slot.
 func batchSymbol(slot int, cname string) string { return fmt.Sprintf("rx_b%d_%s", slot, cname) }
-
-// batchKey hashes everything that determines a batch library: its
-// members' sources and renames, the runtime it links against, the
-// compiler and the flags.
-func batchKey(srcs [][]byte, wrappers [][]byte, rtKey string, cc *compiler) string {
-	parts := make([][]byte, 0, 2*len(srcs))
-	for i := range srcs {
-		parts = append(parts, srcs[i], wrappers[i])
-	}
-	return buildKey("rxeq-native-batch-v1", parts, rtKey, cc)
-}
-
-// buildBatch returns the path of a valid cached library holding every
-// source in srcs, its functions renamed by renames, compiling it in one
-// compiler run when the cache has none.
-func buildBatch(ctx context.Context, srcs [][]byte, renames []map[string]string, tc *toolchain, timeout time.Duration) (path string, cached bool, err error) {
-	wrappers := make([][]byte, len(srcs))
-	for i, r := range renames {
-		var b strings.Builder
-		fmt.Fprintf(&b, "/* Batch member %d: %s, its functions renamed. */\n", i, batchSource(i))
-		names := make([]string, 0, len(r))
-		for from := range r {
-			names = append(names, from)
-		}
-		slices.Sort(names)
-		for _, from := range names {
-			fmt.Fprintf(&b, "#define %s %s\n", from, r[from])
-		}
-		fmt.Fprintf(&b, "#include \"%s\"\n", batchSource(i))
-		wrappers[i] = []byte(b.String())
-	}
-	e := entry{dir: tc.dir, key: batchKey(srcs, wrappers, tc.rtKey, tc.pcc), prefix: "batch-"}
-	cached = true
-	err = e.ensure(func() error {
-		cached = false
-		files := map[string][]byte{runtime.HeaderName: []byte(runtime.Header())}
-		order := []string{runtime.HeaderName}
-		var units []string
-		for i := range srcs {
-			files[batchSource(i)] = srcs[i]
-			files[batchUnit(i)] = wrappers[i]
-			order = append(order, batchSource(i), batchUnit(i))
-			units = append(units, batchUnit(i))
-		}
-		args := append(append([]string(nil), buildFlags...), "-iquote", ".")
-		inputs := append(units, tc.rtPath, "-lm")
-		if tc.pcc.isTCC() {
-			args = append(append([]string(nil), buildFlags...), "-I.")
-			inputs = append(inputs, "-Wl,-rpath,"+filepath.Dir(tc.rtPath))
-		}
-		return e.compile(ctx, tc.pcc, files, order, args, inputs, timeout, units[0])
-	})
-	return e.object(), cached, err
-}
-
-// batchSource and batchUnit name member i's generated translation unit
-// and its wrapper in a batch's source directory.
-func batchSource(i int) string { return fmt.Sprintf("rx_gen_%d.c", i) }
-func batchUnit(i int) string   { return fmt.Sprintf("rx_member_%d.c", i) }

@@ -38,7 +38,7 @@ const (
 func (p *Program) runNative(ctx context.Context, c *compiled, inputs, into map[string]*tensor.Tensor) (*Result, error) {
 	m := c.meta
 	if err := ctx.Err(); err != nil {
-		return nil, &ir.RuntimeError{Kind: err, Func: m.fn.Name, Detail: err.Error()}
+		return nil, &ir.RuntimeError{Kind: err, Func: m.Func.Name, Detail: err.Error()}
 	}
 	fr, err := p.bindInputs(m, inputs)
 	if err != nil {
@@ -51,7 +51,7 @@ func (p *Program) runNative(ctx context.Context, c *compiled, inputs, into map[s
 		}
 		return nil, p.call(fr, c, inputs)
 	}
-	if len(m.results) == 0 {
+	if len(m.Results) == 0 {
 		// Nothing to allocate but the Result.
 		if err := p.call(fr, c, inputs); err != nil {
 			return nil, err
@@ -104,23 +104,23 @@ func (p *Program) tiling(fr *frame, m *funcMeta) (rows, tile int, mask uint64) {
 // occurrence, parameter order) from the well-formed inputs of the right
 // rank, without judging them: this only sizes the outputs.
 func (p *Program) bindInputs(m *funcMeta, inputs map[string]*tensor.Tensor) (*frame, error) {
-	fn := m.fn.Name
-	fr := p.frames.get(len(m.params) + len(m.results))
+	fn := m.Func.Name
+	fr := p.frames.get(len(m.Params) + len(m.Results))
 	if fr == nil {
-		if err := checkInputNames(fn, m.params, inputs); err != nil {
+		if err := checkInputNames(fn, m.Params, inputs); err != nil {
 			return nil, err
 		}
 		return nil, fmt.Errorf("%w: %s: out of memory allocating a call frame", ErrInternal, fn)
 	}
 	env := &fr.env
 	env.bound = 0
-	for i := range m.params {
-		t := inputs[m.params[i].Name]
+	for i := range m.Params {
+		t := inputs[m.Params[i].Name]
 		if t == nil {
 			p.frames.put(fr, nil)
-			return nil, checkInputNames(fn, m.params, inputs)
+			return nil, checkInputNames(fn, m.Params, inputs)
 		}
-		dims := m.paramDims[i]
+		dims := m.ParamDims[i]
 		if !fr.setArg(i, t) || len(t.Shape) != len(dims) {
 			continue
 		}
@@ -131,9 +131,9 @@ func (p *Program) bindInputs(m *funcMeta, inputs map[string]*tensor.Tensor) (*fr
 			}
 		}
 	}
-	if len(inputs) != len(m.params) {
+	if len(inputs) != len(m.Params) {
 		p.frames.put(fr, nil)
-		return nil, checkInputNames(fn, m.params, inputs)
+		return nil, checkInputNames(fn, m.Params, inputs)
 	}
 	return fr, nil
 }
@@ -149,17 +149,17 @@ type symEnv struct {
 // symbols the inputs bind), describes them in the frame and returns the
 // Result that holds them.
 func allocOutputs(fr *frame, m *funcMeta) (*Result, error) {
-	fn := m.fn.Name
+	fn := m.Func.Name
 	env := &fr.env
 	// The output tensors and their shapes share one allocation, and so
 	// does their data (an int64 backing that float32 outputs view).
-	blk := newOutBlock(len(m.results), m.outRanks)
+	blk := newOutBlock(len(m.Results), m.OutRanks)
 	shapes := blk.dims
-	out := make(map[string]*tensor.Tensor, len(m.results))
+	out := make(map[string]*tensor.Tensor, len(m.Results))
 	var counts [4]int
 	words := 0
-	for j, r := range m.results {
-		spec := m.outDims[j]
+	for j, r := range m.Results {
+		spec := m.OutDims[j]
 		var shape []int
 		if len(spec) > 0 {
 			shape, shapes = shapes[:len(spec):len(spec)], shapes[len(spec):]
@@ -197,8 +197,8 @@ func allocOutputs(fr *frame, m *funcMeta) (*Result, error) {
 	}
 	data := make([]int64, words)
 	off := 0
-	np := len(m.params)
-	for j, r := range m.results {
+	np := len(m.Params)
+	for j, r := range m.Results {
 		t := &blk.ts[j]
 		n := tensor.NumElements(t.Shape)
 		if j < len(counts) {
@@ -226,8 +226,8 @@ func allocOutputs(fr *frame, m *funcMeta) (*Result, error) {
 // bind; an unbound symbol (invalid inputs) leaves the check to C's
 // boundary validation, which runs first.
 func bindInto(fr *frame, m *funcMeta, into map[string]*tensor.Tensor) error {
-	fn := m.fn.Name
-	if len(into) != len(m.results) {
+	fn := m.Func.Name
+	if len(into) != len(m.Results) {
 		for name := range into {
 			if !m.hasResult(name) {
 				return &ir.RuntimeError{Kind: ir.ErrShape, Func: fn, Detail: fmt.Sprintf("RunInto: no result named %s", name)}
@@ -235,14 +235,14 @@ func bindInto(fr *frame, m *funcMeta, into map[string]*tensor.Tensor) error {
 		}
 	}
 	env := &fr.env
-	np := len(m.params)
-	for j, r := range m.results {
+	np := len(m.Params)
+	for j, r := range m.Results {
 		t := into[r.Name]
 		want := tensor.Float32
 		if r.Type.DType == ir.Int64 {
 			want = tensor.Int64
 		}
-		dims := m.outDims[j]
+		dims := m.OutDims[j]
 		// setArg describes t (a frame put back forgets it) and reports
 		// whether it is well formed.
 		if t == nil || t.DType != want || len(t.Shape) != len(dims) || !fr.setArg(np+j, t) {
@@ -384,26 +384,26 @@ func replayEnv(params []ir.ParamSpec, inputs map[string]*tensor.Tensor, param, d
 
 // callError turns a C status into the error every executor returns.
 func callError(m *funcMeta, inputs map[string]*tensor.Tensor, st status) error {
-	fn := m.fn.Name
+	fn := m.Func.Name
 	switch st.code {
 	case rxEBoundary:
 		param, code, dim, got := int(st.a), int(st.b), int(st.c), st.d
-		if param < 0 || param >= len(m.params) {
+		if param < 0 || param >= len(m.Params) {
 			break
 		}
-		p := m.params[param]
+		p := m.Params[param]
 		if code == rxBMalformed {
 			return &ir.RuntimeError{Kind: ir.ErrShape, Func: fn, Detail: fmt.Sprintf("input %s: %v", p.Name, inputs[p.Name].Validate())}
 		}
-		env, owner := replayEnv(m.params, inputs, param, dim)
-		return ir.BoundaryError(fn, m.params, param, code, dim, got, env, owner)
+		env, owner := replayEnv(m.Params, inputs, param, dim)
+		return ir.BoundaryError(fn, m.Params, param, code, dim, got, env, owner)
 	case rxEChecked:
-		if st.a >= 0 && int(st.a) < len(m.sites) {
-			return ir.CheckedError(m.sites[st.a], st.b, st.c)
+		if st.a >= 0 && int(st.a) < len(m.Sites) {
+			return ir.CheckedError(m.Sites[st.a], st.b, st.c)
 		}
 	case rxESize:
 		name := "an intermediate value"
-		for v, k := range m.slotOf {
+		for v, k := range m.SlotOf {
 			if int64(k) == st.a && v.Name != "" {
 				name = v.Name
 			}
@@ -435,9 +435,9 @@ func sizeError(fn, what string, shape []int) error {
 // argSpec returns the dims (dimSpec) and the tensor dtype of argument i
 // of a call: the parameters, then the results.
 func (m *funcMeta) argSpec(i int) ([]int, tensor.DType) {
-	v, spec := m.fn.Params, m.paramDims
+	v, spec := m.Func.Params, m.ParamDims
 	if i >= len(spec) {
-		v, spec, i = m.fn.Results, m.outDims, i-len(spec)
+		v, spec, i = m.Func.Results, m.OutDims, i-len(spec)
 	}
 	if v[i].Type.DType == ir.Int64 {
 		return spec[i], tensor.Int64
@@ -447,7 +447,7 @@ func (m *funcMeta) argSpec(i int) ([]int, tensor.DType) {
 
 // hasResult reports whether the function has a result of that name.
 func (m *funcMeta) hasResult(name string) bool {
-	for _, r := range m.results {
+	for _, r := range m.Results {
 		if r.Name == name {
 			return true
 		}

@@ -11,10 +11,37 @@
 //
 // Generate returns the C source alone (deterministic: the same program gives
 // the same bytes); CFuncName gives the C name of a scoring function's
-// generated function, so a source lock can find its body. The forms of the
-// generated C that locks rely on are documented on the generator (gen.go);
+// generated function, so a source lock can find its body. Both forward to
+// package native/cgen, the code generator. The forms of the generated C
+// that locks rely on are documented on the generator (native/cgen's gen.go);
 // the loop of `for round_idx := range 4` is exactly
 // `for (int64_t round_idx = 0; round_idx < 4; round_idx++) {`.
+//
+// # Layout
+//
+// Three packages, with dependencies pointing one way:
+//
+//   - native/cgen generates C from the IR (Generate, Translate, Mangle,
+//     CFuncName, the support check and the C macro table) and describes
+//     each generated function's calling convention (cgen.FuncABI);
+//   - native/build resolves the compilers and builds the runtime
+//     libraries and program libraries into the content-addressed cache;
+//     it uses neither cgo nor cgen;
+//   - native (this package) loads the libraries and calls them through
+//     cgo: Compile, CompileBatch, Program, Run, RunInto and the executor,
+//     on top of both. Generate, CFuncName, Mangle, MaxFuncInstrs,
+//     DefaultCompileTimeout, GeneratedFile, Flags, ScratchDir,
+//     DefaultCacheDir and the error kinds are forwarded from them, so that
+//     callers need only this package.
+//
+// This package still joins two jobs in a few places, on purpose: Compile
+// and CompileBatch (program.go, batch.go) turn Options into a
+// build.Toolchain and a build, then load it, because Auto mode decides
+// per build and per load what falls back; and the torch runtime's setup
+// (torch_build.go) builds through package build but must configure the
+// library once loaded (threads, RTLD_NODELETE), which needs cgo. The row
+// plan of a function (tile.go) is derived here from cgen.FuncABI, not in
+// cgen, because only the call side tiles.
 //
 // # Modes
 //
@@ -204,7 +231,7 @@
 // with separate multiplies and adds. Codegen fuses a Transpose feeding a
 // MatMul, a bias-row Add after one and a Tanh of that sum into
 // rx_matmul_bt, rx_matmul_bias, rx_matmul_bt_bias and their _tanh forms
-// (see gen.go), a pair of Add/Sub/Mul/Div through a temporary into rx_ew2
+// (see native/cgen's gen.go), a pair of Add/Sub/Mul/Div through a temporary into rx_ew2
 // and one of them with a float constant into rx_ew_const, with the bits of
 // the ops one by one.
 // SLEEF (libsleef) is linked when the

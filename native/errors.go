@@ -2,7 +2,9 @@ package native
 
 import (
 	"errors"
-	"fmt"
+
+	"github.com/rextio/rxeq/native/build"
+	"github.com/rextio/rxeq/native/cgen"
 )
 
 // Error kinds of the native backend. Errors returned by this package wrap
@@ -11,20 +13,22 @@ import (
 var (
 	// ErrUnsupported: the program uses an op, dtype or rank the native
 	// backend does not compile. The message names the function and what.
-	ErrUnsupported = errors.New("not supported by the native backend")
+	// It is cgen.ErrUnsupported, the code generator's.
+	ErrUnsupported = cgen.ErrUnsupported
 	// ErrCompiler: the C compiler is missing or failed. The message names
 	// CC, and for a failed compile carries its stderr and the path of the
-	// generated file.
-	ErrCompiler = errors.New("native build")
+	// generated file. It is build.ErrCompiler.
+	ErrCompiler = build.ErrCompiler
 	// ErrCache: the build cache cannot be used (unsafe permissions, not
-	// owned by the current user, unwritable).
-	ErrCache = errors.New("native build cache")
+	// owned by the current user, unwritable). It is build.ErrCache.
+	ErrCache = build.ErrCache
 	// ErrLoad: the compiled library could not be loaded or lacks a function.
 	ErrLoad = errors.New("loading native code")
 	// ErrTooLarge: a function is too large to hand to the C compiler
 	// (more than MaxFuncInstrs instructions). It also wraps
 	// ErrUnsupported, so Auto mode runs such a function on the fallback.
-	ErrTooLarge = fmt.Errorf("%w: program too large", ErrUnsupported)
+	// It is cgen.ErrTooLarge.
+	ErrTooLarge = cgen.ErrTooLarge
 	// ErrUnknownFunc: Run was asked for a function the program lacks.
 	ErrUnknownFunc = errors.New("no such function")
 	// ErrClosed: the program was closed.

@@ -2,17 +2,18 @@ package native
 
 import (
 	"context"
-	"slices"
 
 	"github.com/rextio/rxeq/executor"
+	"github.com/rextio/rxeq/native/build"
+	"github.com/rextio/rxeq/native/cgen"
 	"github.com/rextio/rxeq/native/runtime"
 	"github.com/rextio/rxeq/program/ir"
 	"github.com/rextio/rxeq/tensor"
 )
 
-// CMacroNames returns the committed macro list (cmacros_gen.go), for the
-// tests of package native_test.
-func CMacroNames() []string { return slices.Clone(cMacros[:]) }
+// CMacroNames returns the committed macro list (cgen's cmacros_gen.go),
+// for the tests of package native_test.
+func CMacroNames() []string { return cgen.MacroNames() }
 
 // WellFormed is the hot path's verdict on a tensor (wellFormed), for the
 // spec that holds it to tensor.Validate.
@@ -43,11 +44,11 @@ func InvokeSource(ctx context.Context, opts Options, src, fn string, args ...*te
 	if p.path, err = runtimePath(opts.Runtime); err != nil {
 		return RawStatus{}, err
 	}
-	cc, err := findCompiler(ctx, opts.CC, opts.CompileTimeout, "")
+	cc, err := build.FindCompiler(ctx, opts.CC, opts.CompileTimeout, "")
 	if err != nil {
 		return RawStatus{}, err
 	}
-	dir, err := cacheDir(opts.CacheDir)
+	dir, err := build.CacheDir(opts.CacheDir)
 	if err != nil {
 		return RawStatus{}, err
 	}
@@ -55,12 +56,13 @@ func InvokeSource(ctx context.Context, opts Options, src, fn string, args ...*te
 	if p.path == executor.Torch {
 		rtPath, rtKey, err = p.torchRuntime(ctx, cc, dir, opts)
 	} else {
-		rtPath, rtKey, err = buildRuntime(ctx, runtime.Native(), cc, dir, opts.CompileTimeout)
+		rtPath, rtKey, err = build.BuildRuntime(ctx, runtime.Native(), cc, dir, opts.CompileTimeout)
 	}
 	if err != nil {
 		return RawStatus{}, err
 	}
-	so, _, err := build(ctx, []byte(src), rtPath, rtKey, cc, dir, opts.CompileTimeout)
+	tc := &build.Toolchain{Dir: dir, CC: cc, RuntimePath: rtPath, RuntimeKey: rtKey, Timeout: opts.CompileTimeout}
+	so, _, err := tc.Program(ctx, []byte(src))
 	if err != nil {
 		return RawStatus{}, err
 	}
@@ -92,15 +94,15 @@ func InvokeSource(ctx context.Context, opts Options, src, fn string, args ...*te
 // TorchRuntimeKey is the cache key of the torch runtime lib would get with
 // the compilers opts names.
 func TorchRuntimeKey(ctx context.Context, opts Options, lib runtime.Lib) (string, error) {
-	cc, err := findCompiler(ctx, opts.CC, opts.CompileTimeout, "")
+	cc, err := build.FindCompiler(ctx, opts.CC, opts.CompileTimeout, "")
 	if err != nil {
 		return "", err
 	}
-	cxx, err := findCXX(ctx, opts.CXX, opts.CompileTimeout)
+	cxx, err := build.FindCXX(ctx, opts.CXX, opts.CompileTimeout)
 	if err != nil {
 		return "", err
 	}
-	return torchRuntimeKey(lib, cc, cxx), nil
+	return build.TorchRuntimeKey(lib, cc, cxx), nil
 }
 
 // RowSeparable reports whether function fn of p runs in row tiles when its
@@ -121,7 +123,7 @@ func DefaultTileRows(p *ir.Program, fn string, rows int, syms map[string]int) in
 		return 0
 	}
 	var env symEnv
-	for k, s := range m.syms {
+	for k, s := range m.Syms {
 		env.sym[k], env.bound = syms[s], env.bound|1<<k
 	}
 	env.sym[m.rows.sym] = rows

@@ -347,7 +347,7 @@ func (fr *frame) tiling(m *funcMeta, override int) (rows, tile int, mask uint64)
 	if tile = plan.tileRows(env, rows, override); tile == 0 {
 		return 0, 0, 0
 	}
-	np := len(m.params)
+	np := len(m.Params)
 	var dims [maxRank]int
 	for i := range fr.args {
 		a := &fr.args[i]

@@ -11,6 +11,7 @@ import (
 
 	"github.com/rextio/rxeq/executor"
 	"github.com/rextio/rxeq/fallback"
+	"github.com/rextio/rxeq/native/build"
 	"github.com/rextio/rxeq/native/runtime"
 	"github.com/rextio/rxeq/program/ir"
 	"github.com/rextio/rxeq/tensor"
@@ -191,7 +192,7 @@ func Compile(ctx context.Context, p *ir.Program, opts Options) (*Program, error)
 	}
 	src, metas, bad := generate(p)
 	if opts.Mode == Forced && len(bad) > 0 {
-		return nil, bad[0].err
+		return nil, bad[0].Err
 	}
 	prog := &Program{ir: p, src: src, mode: opts.Mode, path: path, funcs: map[string]*compiled{}, frames: newFramePool(), tileRows: opts.TileRows}
 	if len(metas) > 0 {
@@ -202,7 +203,7 @@ func Compile(ctx context.Context, p *ir.Program, opts Options) (*Program, error)
 			prog.libErr = err
 		}
 	}
-	if err := prog.bind(metas, bad, func(m *funcMeta) string { return m.cname }); err != nil {
+	if err := prog.bind(metas, bad, func(m *funcMeta) string { return m.CName }); err != nil {
 		return nil, err
 	}
 	return prog, nil
@@ -215,7 +216,7 @@ func Compile(ctx context.Context, p *ir.Program, opts Options) (*Program, error)
 func (p *Program) bind(metas map[string]*funcMeta, bad []badFunc, sym func(*funcMeta) string) error {
 	reasons := map[string]error{}
 	for _, b := range bad {
-		reasons[b.name] = b.err
+		reasons[b.Func] = b.Err
 	}
 	for _, f := range p.ir.Funcs {
 		c := &compiled{name: f.Name, meta: metas[f.Name], reason: reasons[f.Name]}
@@ -249,7 +250,7 @@ func (p *Program) load(ctx context.Context, src []byte, opts Options) error {
 	if err != nil {
 		return err
 	}
-	path, cached, err := build(ctx, src, tc.rtPath, tc.rtKey, tc.pcc, tc.dir, opts.CompileTimeout)
+	path, cached, err := tc.Program(ctx, src)
 	if err != nil {
 		return err
 	}
@@ -261,30 +262,21 @@ func (p *Program) load(ctx context.Context, src []byte, opts Options) error {
 	return nil
 }
 
-// toolchain is what a program's library is built with: the cache
-// directory, the program's compiler and the runtime library it links
-// against.
-type toolchain struct {
-	dir           string
-	pcc           *compiler // the program's compiler (ProgramCC, else CC)
-	rtPath, rtKey string
-}
-
 // toolchain resolves the cache, the compilers and the runtime library
 // (building it when the cache has none), and records them in p.info.
-func (p *Program) toolchain(ctx context.Context, opts Options) (*toolchain, error) {
-	dir, err := cacheDir(opts.CacheDir)
+func (p *Program) toolchain(ctx context.Context, opts Options) (*build.Toolchain, error) {
+	dir, err := build.CacheDir(opts.CacheDir)
 	if err != nil {
 		return nil, err
 	}
-	cc, err := findCompiler(ctx, opts.CC, opts.CompileTimeout, dir)
+	cc, err := build.FindCompiler(ctx, opts.CC, opts.CompileTimeout, dir)
 	if err != nil {
 		return nil, err
 	}
-	p.info.Compiler = cc.firstLine()
+	p.info.Compiler = cc.FirstLine()
 	rtDir := dir
 	if d := opts.RuntimeCacheDir; d != "" {
-		if rtDir, err = cacheDir(d); err != nil {
+		if rtDir, err = build.CacheDir(d); err != nil {
 			return nil, err
 		}
 	}
@@ -297,25 +289,25 @@ func (p *Program) toolchain(ctx context.Context, opts Options) (*toolchain, erro
 			return nil, fmt.Errorf("%w: %w", ErrCompiler, ierr)
 		}
 		rt := runtime.NativeFor(isa)
-		if !(entry{dir: rtDir, key: runtimeKey(rt, cc), prefix: "rt-"}).valid() && !cc.hasLib(ctx, "libsleef.so", opts.CompileTimeout) {
+		if !build.RuntimeBuilt(rt, cc, rtDir) && !cc.HasLib(ctx, "libsleef.so", opts.CompileTimeout) {
 			rt = rt.WithoutSLEEF()
 		}
-		rtPath, rtKey, err = buildRuntime(ctx, rt, cc, rtDir, opts.CompileTimeout)
+		rtPath, rtKey, err = build.BuildRuntime(ctx, rt, cc, rtDir, opts.CompileTimeout)
 	}
 	if err != nil {
 		return nil, err
 	}
 	pcc := cc
 	if spec := opts.ProgramCC; spec != "" && spec != opts.CC {
-		if pcc, err = findCompiler(ctx, spec, opts.CompileTimeout, dir); err != nil {
+		if pcc, err = build.FindCompiler(ctx, spec, opts.CompileTimeout, dir); err != nil {
 			return nil, err
 		}
 	}
 	if pcc != cc {
-		p.info.Compiler += "; program: " + pcc.firstLine()
+		p.info.Compiler += "; program: " + pcc.FirstLine()
 	}
 	p.info.Runtime = rtPath
-	return &toolchain{dir: dir, pcc: pcc, rtPath: rtPath, rtKey: rtKey}, nil
+	return &build.Toolchain{Dir: dir, CC: pcc, RuntimePath: rtPath, RuntimeKey: rtKey, Timeout: opts.CompileTimeout}, nil
 }
 
 // Source returns the generated C translation unit.

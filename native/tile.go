@@ -38,7 +38,7 @@ import (
 // rowPlan says how a row-separable function's arguments split into row
 // tiles, and what a tile costs.
 type rowPlan struct {
-	sym  int    // the batch symbol's index in funcMeta.syms
+	sym  int    // the batch symbol's index in funcMeta.Syms
 	mask uint64 // bit i: argument i (params, then results) has the batch symbol as dim 0
 	// values are the dims (dimSpec; the batch dim as 1) of every
 	// batch-dependent value, elem their element sizes.

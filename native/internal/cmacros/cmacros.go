@@ -2,8 +2,8 @@
 // generated C is compiled: every macro the C compiler predefines and every
 // macro the headers of the translation unit define. A program identifier
 // spelled like one of them would be replaced by the preprocessor, so the
-// native backend's mangler must never keep it. Package native keeps the
-// names in a committed, sorted list (cmacros_gen.go, written by
+// native backend's mangler must never keep it. Package native/cgen keeps
+// the names in a committed, sorted list (cmacros_gen.go, written by
 // `go generate` through ../gencmacros) so that generated C does not depend
 // on the machine; its tests compare the list with the local compiler.
 package cmacros

@@ -1,6 +1,6 @@
 //go:build !linux
 
-package native
+package build
 
 import (
 	"os"

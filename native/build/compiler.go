@@ -1,4 +1,4 @@
-package native
+package build
 
 import (
 	"bytes"
@@ -18,16 +18,17 @@ import (
 	"time"
 )
 
-// compiler is a resolved $CC: the program, its extra arguments and its
-// identity (the output of `CC --version`).
-type compiler struct {
+// Compiler is a resolved C or C++ compiler command: the program, its extra
+// arguments and its identity (the output of `CC --version`), all of which
+// are part of the cache keys of what it builds.
+type Compiler struct {
 	spec  string // $CC as given
 	path  string
 	args  []string
 	ident string
 }
 
-// findCompiler resolves cc ("" means "cc"). CC may carry
+// FindCompiler resolves cc ("" means "cc"). CC may carry
 // arguments ("gcc -m64"); they are split on spaces and passed first. Asking
 // for its identity is bounded by timeout like any compiler run.
 //
@@ -36,7 +37,7 @@ type compiler struct {
 // binary's device, inode, size and modification time), so that the
 // processes sharing a cache directory ask each compiler once, not once per
 // build: a replaced or upgraded compiler binary has a new HASH.
-func findCompiler(ctx context.Context, cc string, timeout time.Duration, memoDir string) (*compiler, error) {
+func FindCompiler(ctx context.Context, cc string, timeout time.Duration, memoDir string) (*Compiler, error) {
 	if strings.TrimSpace(cc) == "" {
 		cc = "cc"
 	}
@@ -48,7 +49,7 @@ func findCompiler(ctx context.Context, cc string, timeout time.Duration, memoDir
 	memo := identMemo(memoDir, path, fields[1:])
 	if memo != "" {
 		if b, err := readEntryFile(memo); err == nil && len(b) > 0 {
-			return &compiler{spec: cc, path: path, args: fields[1:], ident: string(b)}, nil
+			return &Compiler{spec: cc, path: path, args: fields[1:], ident: string(b)}, nil
 		}
 	}
 	var out bytes.Buffer
@@ -61,7 +62,7 @@ func findCompiler(ctx context.Context, cc string, timeout time.Duration, memoDir
 	if memo != "" && out.Len() > 0 {
 		_ = writeAtomic(memo, out.Bytes(), 0o600) // a memo that cannot be written is asked again
 	}
-	return &compiler{spec: cc, path: path, args: fields[1:], ident: out.String()}, nil
+	return &Compiler{spec: cc, path: path, args: fields[1:], ident: out.String()}, nil
 }
 
 // identMemo returns the memo file of a compiler's identity in dir, or ""
@@ -86,10 +87,10 @@ func identMemo(dir, path string, args []string) string {
 // libProbes memoizes hasLib per compiler and library for the process.
 var libProbes sync.Map // "path\x00args\x00lib" -> bool
 
-// hasLib reports whether the compiler's linker finds the library file name
+// HasLib reports whether the compiler's linker finds the library file name
 // (`CC -print-file-name=NAME` answers a path, not the bare name). The answer
 // is memoized for the process.
-func (c *compiler) hasLib(ctx context.Context, name string, timeout time.Duration) bool {
+func (c *Compiler) HasLib(ctx context.Context, name string, timeout time.Duration) bool {
 	key := c.path + "\x00" + strings.Join(c.args, " ") + "\x00" + name
 	if v, ok := libProbes.Load(key); ok {
 		return v.(bool)
@@ -106,10 +107,10 @@ func (c *compiler) hasLib(ctx context.Context, name string, timeout time.Duratio
 // isTCC reports whether the compiler is the Tiny C Compiler, whose
 // options differ (no -iquote; a library given by path is recorded by its
 // base name).
-func (c *compiler) isTCC() bool { return strings.HasPrefix(c.ident, "tcc version") }
+func (c *Compiler) isTCC() bool { return strings.HasPrefix(c.ident, "tcc version") }
 
-// firstLine returns the compiler's first line of `--version` output.
-func (c *compiler) firstLine() string {
+// FirstLine returns the compiler's first line of `--version` output.
+func (c *Compiler) FirstLine() string {
 	line, _, _ := strings.Cut(c.ident, "\n")
 	return strings.TrimSpace(line)
 }
@@ -151,11 +152,11 @@ func runCompiler(ctx context.Context, path string, args []string, dir string, ou
 	return err
 }
 
-// cacheDir resolves and secures the cache directory: dir, else
-// $RXEQ_CACHE, else os.UserCacheDir()/rxeq. It is created with mode 0700;
+// CacheDir resolves and secures a cache directory: dir, else
+// os.UserCacheDir()/rxeq (DefaultCacheDir). It is created with mode 0700;
 // an existing one must be a directory owned by the current user that
 // neither group nor others can write.
-func cacheDir(dir string) (string, error) {
+func CacheDir(dir string) (string, error) {
 	dir, err := DefaultCacheDir(dir)
 	if err != nil {
 		return "", err
@@ -169,7 +170,7 @@ func cacheDir(dir string) (string, error) {
 	return dir, nil
 }
 
-// DefaultCacheDir resolves a cache directory as Compile does: dir, else
+// DefaultCacheDir resolves a cache directory as native.Compile does: dir, else
 // os.UserCacheDir()/rxeq. It neither creates nor checks it.
 func DefaultCacheDir(dir string) (string, error) {
 	if dir == "" {

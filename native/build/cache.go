@@ -1,4 +1,4 @@
-package native
+package build
 
 import (
 	"bytes"
@@ -18,8 +18,8 @@ import (
 	"github.com/rextio/rxeq/native/runtime"
 )
 
-// Flags are the C compiler flags of every build (DESIGN "Native backend");
-// the library is linked with -lm after the sources.
+// buildFlags are the C compiler flags of every build (DESIGN "Native
+// backend"); the library is linked with -lm after the sources.
 var buildFlags = []string{"-std=c11", "-O2", "-fPIC", "-shared", "-ffp-contract=off", "-Wall", "-Werror"}
 
 // Flags returns the compiler flags every native build uses.
@@ -30,8 +30,8 @@ func Flags() []string { return append([]string(nil), buildFlags...) }
 // can interpose on them.
 var runtimeLinkFlags = []string{"-Wl,-Bsymbolic"}
 
-// DefaultCompileTimeout bounds one compiler run when Options.CompileTimeout
-// is zero. A catalog program compiles in well under a second; the bound is
+// DefaultCompileTimeout bounds one compiler run when the timeout given is
+// zero (native.Options.CompileTimeout). A catalog program compiles in well under a second; the bound is
 // for a compiler that hangs or a pathological input.
 const DefaultCompileTimeout = 2 * time.Minute
 
@@ -46,14 +46,14 @@ const staleTemp = time.Hour
 // cacheKey hashes everything that determines a program's library: the
 // generated source, the key of the runtime library it links against (which
 // covers the runtime's sources), the compiler's identity and the flags.
-func cacheKey(src []byte, runtimeKey string, cc *compiler) string {
+func cacheKey(src []byte, runtimeKey string, cc *Compiler) string {
 	return buildKey("rxeq-native-v2", [][]byte{src}, runtimeKey, cc)
 }
 
 // buildKey hashes a kind tag, the sources of a build (each
 // length-prefixed, so no two lists hash alike), the runtime header and
 // library key it builds against, the compiler's identity and the flags.
-func buildKey(kind string, srcs [][]byte, runtimeKey string, cc *compiler) string {
+func buildKey(kind string, srcs [][]byte, runtimeKey string, cc *Compiler) string {
 	parts := []string{kind}
 	for _, src := range srcs {
 		parts = append(parts, string(src))
@@ -63,7 +63,7 @@ func buildKey(kind string, srcs [][]byte, runtimeKey string, cc *compiler) strin
 }
 
 // runtimeKey hashes everything that determines a runtime library.
-func runtimeKey(lib runtime.Lib, cc *compiler) string {
+func runtimeKey(lib runtime.Lib, cc *Compiler) string {
 	parts := []string{"rxeq-runtime-v1", lib.Name}
 	for _, f := range lib.Files {
 		parts = append(parts, f.Name, f.Text)
@@ -140,9 +140,16 @@ func (e entry) valid() bool {
 	return strings.TrimSpace(string(want)) == hex.EncodeToString(got[:])
 }
 
-// buildRuntime returns the path and key of a valid cached runtime library,
-// compiling it when the cache has none (or a corrupt one).
-func buildRuntime(ctx context.Context, lib runtime.Lib, cc *compiler, dir string, timeout time.Duration) (path, key string, err error) {
+// RuntimeBuilt reports whether dir holds a valid runtime library lib
+// built with cc, so that BuildRuntime would compile nothing.
+func RuntimeBuilt(lib runtime.Lib, cc *Compiler, dir string) bool {
+	return entry{dir: dir, key: runtimeKey(lib, cc), prefix: "rt-"}.valid()
+}
+
+// BuildRuntime returns the path and key of a valid cached runtime library
+// lib (native/runtime's C sources) in dir, compiling it with cc when the
+// cache has none (or a corrupt one).
+func BuildRuntime(ctx context.Context, lib runtime.Lib, cc *Compiler, dir string, timeout time.Duration) (path, key string, err error) {
 	e := entry{dir: dir, key: runtimeKey(lib, cc), prefix: "rt-"}
 	err = e.ensure(func() error {
 		files := map[string][]byte{}
@@ -162,11 +169,29 @@ func buildRuntime(ctx context.Context, lib runtime.Lib, cc *compiler, dir string
 	return e.object(), e.key, nil
 }
 
-// build returns the path of a valid cached library for the program src,
-// linked against the runtime library at rtPath (whose key is rtKey),
-// compiling it when the cache has none (or a corrupt one).
-func build(ctx context.Context, src []byte, rtPath, rtKey string, cc *compiler, dir string, timeout time.Duration) (path string, cached bool, err error) {
-	e := entry{dir: dir, key: cacheKey(src, rtKey, cc)}
+// Toolchain is what a program's library is built with: the cache
+// directory, the program's compiler and the runtime library it links
+// against (BuildRuntime or BuildCXXRuntime built it), and the bound of
+// each compiler run.
+type Toolchain struct {
+	// Dir is the (secured: CacheDir) cache directory of program libraries.
+	Dir string
+	// CC is the program's compiler.
+	CC *Compiler
+	// RuntimePath and RuntimeKey are the runtime library's object and
+	// cache key; the key is part of every program's key.
+	RuntimePath, RuntimeKey string
+	// Timeout bounds each compiler run (DefaultCompileTimeout when zero).
+	Timeout time.Duration
+}
+
+// Program returns the path of a valid cached library for the program src
+// (a generated translation unit including rx_runtime.h), linked against
+// the toolchain's runtime library, compiling it when the cache has none (or
+// a corrupt one). cached says whether the cache had it.
+func (tc *Toolchain) Program(ctx context.Context, src []byte) (path string, cached bool, err error) {
+	cc, rtPath, timeout := tc.CC, tc.RuntimePath, tc.Timeout
+	e := entry{dir: tc.Dir, key: cacheKey(src, tc.RuntimeKey, cc)}
 	cached = true
 	err = e.ensure(func() error {
 		cached = false
@@ -265,7 +290,7 @@ func writeAtomic(path string, data []byte, perm fs.FileMode) error {
 // the compiler with args, "-o" a temporary object, then inputs, and
 // installs the object with its checksum. main names the file a compile
 // error points the user at.
-func (e entry) compile(ctx context.Context, cc *compiler, files map[string][]byte, order, args, inputs []string, timeout time.Duration, main string) error {
+func (e entry) compile(ctx context.Context, cc *Compiler, files map[string][]byte, order, args, inputs []string, timeout time.Duration, main string) error {
 	sd := e.srcDir()
 	if err := os.MkdirAll(sd, 0o700); err != nil {
 		return fmt.Errorf("%w: %v", ErrCache, err)

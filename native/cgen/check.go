@@ -1,4 +1,4 @@
-package native
+package cgen
 
 import (
 	"fmt"
@@ -6,10 +6,13 @@ import (
 	"github.com/rextio/rxeq/program/ir"
 )
 
-// maxRank and maxSyms mirror RX_MAX_RANK and RX_MAX_SYMS in rx_runtime.h.
+// MaxRank and MaxSyms mirror RX_MAX_RANK and RX_MAX_SYMS in rx_runtime.h:
+// the largest rank of a value and the most symbolic dimensions of one
+// function that generated code handles. They are part of the ABI: the
+// caller sizes its dimension and symbol arrays by them.
 const (
-	maxRank = 4
-	maxSyms = 16
+	MaxRank = 4
+	MaxSyms = 16
 )
 
 // MaxFuncInstrs is the most IR instructions one function may have to be
@@ -42,8 +45,8 @@ func checkFunc(f *ir.Func) ([]string, error) {
 			}
 		}
 	}
-	if len(syms) > maxSyms {
-		return nil, unsupported(f.Name, "%d symbolic dimensions (at most %d)", len(syms), maxSyms)
+	if len(syms) > MaxSyms {
+		return nil, unsupported(f.Name, "%d symbolic dimensions (at most %d)", len(syms), MaxSyms)
 	}
 	for _, r := range f.Results {
 		if err := checkType(f.Name, "result "+r.Name, r.Type, false); err != nil {
@@ -102,8 +105,8 @@ func checkType(fn, what string, t ir.Type, local bool) error {
 	default:
 		return unsupported(fn, "%s has dtype %s (%s)", what, t.DType, t)
 	}
-	if t.Rank() > maxRank {
-		return unsupported(fn, "%s has rank %d (%s); at most %d", what, t.Rank(), t, maxRank)
+	if t.Rank() > MaxRank {
+		return unsupported(fn, "%s has rank %d (%s); at most %d", what, t.Rank(), t, MaxRank)
 	}
 	for _, d := range t.Shape {
 		if !d.IsSym() && d.Size < 0 {

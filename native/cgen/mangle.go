@@ -1,8 +1,9 @@
-package native
+package cgen
 
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -69,7 +70,13 @@ func safeIdent(s string) bool {
 	return true
 }
 
-//go:generate go run ./internal/gencmacros -o cmacros_gen.go
+//go:generate go run ../internal/gencmacros -o cmacros_gen.go
+
+// MacroNames returns the committed, sorted list of the C macro names that
+// generated C can see and that Mangle therefore never keeps (cmacros_gen.go,
+// written by `go generate ./native/cgen`), so that a test can compare it
+// with what the local compiler defines.
+func MacroNames() []string { return slices.Clone(cMacros[:]) }
 
 // reservedNames are the C11 keywords, the names the generated code and its
 // headers use, the libc/POSIX names a generated identifier must never
