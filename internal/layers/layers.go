@@ -2,7 +2,8 @@
 // holds the tree to it:
 //
 //	program, tensor, executor, compare, lock   leaves (program ← executor)
-//	    ← engines: oracle, fallback, native, isolate, external
+//	    ← engines: oracle, fallback, native (cgen and build below its
+//	      loader and calls), isolate, external
 //	    ← executor/builtin (the only registry of engines by name)
 //	    ← harness, fuzz
 //	    ← reports, rxginkgo, selftest
@@ -37,12 +38,16 @@ func Forbidden() map[string][]string {
 		"isolate/...":          above,
 		"external/...":         above,
 		"internal/subproc/...": above,
-		"executor/builtin":     {"harness/...", "fuzz/...", "reports/...", "rxginkgo/...", "selftest/...", "cmd/..."},
-		"harness/...":          {"fuzz/...", "reports/...", "rxginkgo/...", "selftest/...", "cmd/..."},
-		"fuzz/...":             {"reports/...", "rxginkgo/...", "selftest/...", "cmd/..."},
-		"reports/...":          {"cmd/..."},
-		"rxginkgo/...":         {"cmd/..."},
-		"selftest/...":         {"cmd/..."},
+		// Code generation and the toolchain sit below the loader and
+		// the calls, and apart from each other.
+		"native/cgen":      append([]string{"native", "native/build", "native/runtime"}, above...),
+		"native/build":     append([]string{"native", "native/cgen"}, above...),
+		"executor/builtin": {"harness/...", "fuzz/...", "reports/...", "rxginkgo/...", "selftest/...", "cmd/..."},
+		"harness/...":      {"fuzz/...", "reports/...", "rxginkgo/...", "selftest/...", "cmd/..."},
+		"fuzz/...":         {"reports/...", "rxginkgo/...", "selftest/...", "cmd/..."},
+		"reports/...":      {"cmd/..."},
+		"rxginkgo/...":     {"cmd/..."},
+		"selftest/...":     {"cmd/..."},
 	}
 }
 

@@ -94,9 +94,11 @@ var _ = Describe("the dependency layers", func() {
 			"native/runtime":   {"fuzz"},
 			"compare":          {"native"},
 			"executor/builtin": {"isolate", "native"},
+			"native/cgen":      {"native"},
 		})).To(Equal([]string{
 			"compare imports native (forbidden by compare -> native/...)",
 			"isolate imports harness (forbidden by isolate/... -> harness/...)",
+			"native/cgen imports native (forbidden by native/cgen -> native)",
 			"native/runtime imports fuzz (forbidden by native/... -> fuzz/...)",
 		}))
 	})
