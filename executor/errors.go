@@ -1,6 +1,11 @@
 package executor
 
-import "errors"
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+)
 
 // The error kinds every executor shares. An executor's error wraps one of
 // them (or is an *ir.RuntimeError of the program); callers match them
@@ -37,3 +42,100 @@ var (
 	// message. The process is killed.
 	ErrProtocol = errors.New("protocol violation")
 )
+
+// ProcessError is the error of a call whose process failed it: the
+// process crashed (Kind wraps ErrCrashed), outlived the executor's
+// timeout (ErrTimedOut) or broke its protocol (ErrProtocol), and it was
+// killed. Match the kind with errors.Is and read the details with
+// errors.As:
+//
+//	var pe *executor.ProcessError
+//	if errors.As(err, &pe) && errors.Is(err, executor.ErrCrashed) { … pe.Signal … }
+//
+// Its text names the executor by construction. For a built-in executor
+// (External false) it reads "native crashed: signal SIGSEGV", "torch
+// crashed: exit status 3", "native timed out after 30s" or "native worker:
+// bad message from the worker: DETAIL"; for an external executor
+// "external executor crashed: NAME, while waiting for WHAT: signal
+// SIGSEGV", "external executor timed out: NAME gave no answer within 1m0s
+// while waiting for WHAT (killed)" or "executor protocol violation: NAME,
+// while waiting for WHAT: DETAIL". The tail of the process's stderr, when
+// it wrote any, follows on the next lines ("\nworker stderr (tail):\n…",
+// "\nexecutor stderr (tail):\n…"); the first line is the failure alone.
+type ProcessError struct {
+	// Executor is the executor whose code the process ran: "native",
+	// "torch", or an external executor's name.
+	Executor Name
+	// Kind is ErrCrashed, ErrTimedOut or ErrProtocol, or an engine's
+	// error that wraps one of them (isolate.ErrCrashed, external.ErrProtocol,
+	// …); Unwrap returns it, so errors.Is matches both.
+	Kind error
+	// External says the process is an external executor (a user's
+	// program): the text then calls it one and says what rxeq waited for.
+	External bool
+	// While says what rxeq waited for when it failed ("the result of
+	// score_linear"), or "".
+	While string
+	// Signal is the signal a crashed process died of ("SIGSEGV"), also
+	// when the Go runtime of a Go child reported it and exited with status
+	// 2; "" when it exited.
+	Signal string
+	// ExitCode is a crashed process's exit status when Signal is "".
+	ExitCode int
+	// Timeout is the timeout a timed-out call outlived.
+	Timeout time.Duration
+	// Detail says how a protocol violation broke the protocol.
+	Detail string
+	// Stderr is the tail of the process's stderr (for a Go child that
+	// died of a signal, what it wrote up to the runtime's report and the
+	// report's first lines), or "".
+	Stderr string
+}
+
+// Error returns the failure's text (see ProcessError).
+func (e *ProcessError) Error() string {
+	var b strings.Builder
+	name := string(e.Executor)
+	how := e.exit()
+	switch {
+	case !e.External && errors.Is(e.Kind, ErrTimedOut):
+		fmt.Fprintf(&b, "%s timed out after %s", name, e.Timeout)
+	case !e.External && errors.Is(e.Kind, ErrProtocol):
+		fmt.Fprintf(&b, "%s worker: bad message from the worker: %s", name, e.Detail)
+	case !e.External:
+		fmt.Fprintf(&b, "%s crashed: %s", name, how)
+	case errors.Is(e.Kind, ErrTimedOut):
+		fmt.Fprintf(&b, "external executor timed out: %s gave no answer within %s while waiting for %s (killed)", name, e.Timeout, e.while())
+	case errors.Is(e.Kind, ErrProtocol):
+		fmt.Fprintf(&b, "executor protocol violation: %s, while waiting for %s: %s", name, e.while(), e.Detail)
+	default:
+		fmt.Fprintf(&b, "external executor crashed: %s, while waiting for %s: %s", name, e.while(), how)
+	}
+	if s := strings.TrimSpace(e.Stderr); s != "" {
+		label := "worker"
+		if e.External {
+			label = "executor"
+		}
+		fmt.Fprintf(&b, "\n%s stderr (tail):\n%s", label, s)
+	}
+	return b.String()
+}
+
+// Unwrap returns Kind.
+func (e *ProcessError) Unwrap() error { return e.Kind }
+
+// exit says how a crashed process ended: "signal SIGSEGV", "exit status 3".
+func (e *ProcessError) exit() string {
+	if e.Signal != "" {
+		return "signal " + e.Signal
+	}
+	return fmt.Sprintf("exit status %d", e.ExitCode)
+}
+
+// while returns While, or "its answer".
+func (e *ProcessError) while() string {
+	if e.While == "" {
+		return "its answer"
+	}
+	return e.While
+}

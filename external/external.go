@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/rextio/rxeq/executor"
+	"github.com/rextio/rxeq/internal/subproc"
 	"github.com/rextio/rxeq/program"
 	"github.com/rextio/rxeq/program/ir"
 	"github.com/rextio/rxeq/tensor"
@@ -186,7 +187,7 @@ func SplitCommand(s string) ([]string, error) {
 // SIGKILL when its parent dies).
 type Executor struct {
 	opts Options
-	sem  chan struct{} // one call at a time
+	gate *subproc.Gate // one call at a time
 
 	mu       sync.Mutex // guards the fields below
 	proc     *extProc   // nil when none is running
@@ -214,7 +215,7 @@ func New(opts Options) (*Executor, error) {
 		opts.MaxPayload = defaultMaxPayload
 	}
 	opts.Command = slices.Clone(opts.Command)
-	return &Executor{opts: opts, sem: make(chan struct{}, 1), programs: map[int]*prepareMsg{}}, nil
+	return &Executor{opts: opts, gate: subproc.NewGate("the external executor " + opts.Name), programs: map[int]*prepareMsg{}}, nil
 }
 
 // Name returns the executor's name.
@@ -234,12 +235,11 @@ func (e *Executor) Close() error {
 	if p == nil {
 		return nil
 	}
-	select {
-	case e.sem <- struct{}{}:
-		defer func() { <-e.sem }()
+	if turn, ok := e.gate.TryEnter("closing " + e.opts.Name); ok {
+		defer turn.Leave()
 		p.stop(2 * time.Second)
-	default:
-		p.kill()
+	} else {
+		p.Kill()
 	}
 	return nil
 }
@@ -264,7 +264,7 @@ func (e *Executor) Prepare(ctx context.Context, f *program.File, p *ir.Program) 
 	e.mu.Unlock()
 
 	ep := &prepared{e: e, id: msg.Program, file: f}
-	err := e.call(ctx, func(ctx context.Context, proc *extProc) error {
+	err := e.call(ctx, callName(ctx, "preparing "+f.Name), func(ctx context.Context, proc *extProc) error {
 		ep.served = proc.hello.Functions
 		ep.unserved = proc.prepared[msg.Program]
 		return nil
@@ -283,19 +283,44 @@ func (e *Executor) forget(id int) {
 	e.mu.Unlock()
 }
 
-// call runs fn with the live process, started (and with program prog
-// prepared) as needed, one call at a time. A process that failed is
-// dropped, so the next call starts a new one.
-func (e *Executor) call(ctx context.Context, fn func(context.Context, *extProc) error, prog int) error {
-	select {
-	case e.sem <- struct{}{}:
-	case <-ctx.Done():
-		return fmt.Errorf("waiting for %s: %w", e.Name(), ctx.Err())
+// callName names a call in messages: the harness case of ctx, else
+// what.
+func callName(ctx context.Context, what string) string {
+	if name := executor.CaseFrom(ctx); name != "" {
+		return name
 	}
-	defer func() { <-e.sem }()
-	if err := ctx.Err(); err != nil {
+	return what
+}
+
+// call runs fn with the live process, started (and with program prog
+// prepared) as needed, one call at a time; name names the call (callName).
+// A call whose ctx ends while it waits for the process fails with an
+// error wrapping executor.ErrNotRun that names the call holding it (see
+// subproc.Gate). A process that failed is dropped, so the next call
+// starts a new one.
+func (e *Executor) call(ctx context.Context, name string, fn func(context.Context, *extProc) error, prog int) error {
+	turn, err := e.gate.Enter(ctx, name)
+	if err != nil {
 		return err
 	}
+	defer turn.Leave()
+	err = e.callIn(ctx, fn, prog)
+	switch {
+	case err == nil:
+	case errors.Is(err, ErrStart) && ctx.Err() != nil:
+		// The deadline came while the process was starting: the call was
+		// never sent.
+		return turn.NotStarted(ctx, "starting the external executor "+e.opts.Name)
+	case ctx.Err() != nil:
+		return turn.Ran(err)
+	case errors.Is(err, executor.ErrTimedOut):
+		turn.TimedOut(e.opts.Timeout)
+	}
+	return err
+}
+
+// callIn is call once the call holds the process.
+func (e *Executor) callIn(ctx context.Context, fn func(context.Context, *extProc) error, prog int) error {
 	e.mu.Lock()
 	proc, closed, msg := e.proc, e.closed, e.programs[prog]
 	e.mu.Unlock()
@@ -305,8 +330,8 @@ func (e *Executor) call(ctx context.Context, fn func(context.Context, *extProc) 
 	if msg == nil {
 		return fmt.Errorf("%w: %s: program %d was closed", executor.ErrExecutor, e.Name(), prog)
 	}
-	if proc != nil && !proc.alive() {
-		proc.kill()
+	if proc != nil && !proc.Alive() {
+		proc.Kill()
 		proc = nil
 	}
 	if proc == nil {
@@ -330,7 +355,7 @@ func (e *Executor) call(ctx context.Context, fn func(context.Context, *extProc) 
 		}
 	}
 	err := fn(ctx, proc)
-	if err != nil && !proc.alive() {
+	if err != nil && !proc.Alive() {
 		e.drop(proc)
 	}
 	return err
@@ -338,7 +363,7 @@ func (e *Executor) call(ctx context.Context, fn func(context.Context, *extProc) 
 
 // drop forgets proc after it died or was killed.
 func (e *Executor) drop(proc *extProc) {
-	proc.kill()
+	proc.Kill()
 	e.mu.Lock()
 	if e.proc == proc {
 		e.proc = nil
@@ -479,7 +504,7 @@ func (p *prepared) Run(ctx context.Context, fn string, inputs map[string]*tensor
 		shape := append([]int{}, t.Shape...) // a scalar's is [], not null
 		msg.Tensors = append(msg.Tensors, wireTensor{Name: prm.Name, DType: t.DType.String(), Shape: shape, NBytes: int64(len(b))})
 	}
-	err = p.e.call(ctx, func(ctx context.Context, proc *extProc) error {
+	err = p.e.call(ctx, callName(ctx, fn), func(ctx context.Context, proc *extProc) error {
 		proc.nextID++
 		msg.ID = proc.nextID
 		what := "the result of " + fn
@@ -618,16 +643,15 @@ func (e *externalFailure) Unwrap() error { return e.kind }
 func (p *prepared) Close() error {
 	p.closed.Do(func() {
 		p.e.forget(p.id)
-		select {
-		case p.e.sem <- struct{}{}:
-		default:
+		turn, ok := p.e.gate.TryEnter("releasing " + p.file.Name)
+		if !ok {
 			return // a call is running (an abandoned one): nothing to tidy now
 		}
-		defer func() { <-p.e.sem }()
+		defer turn.Leave()
 		p.e.mu.Lock()
 		proc := p.e.proc
 		p.e.mu.Unlock()
-		if proc == nil || !proc.alive() {
+		if proc == nil || !proc.Alive() {
 			return
 		}
 		if _, ok := proc.prepared[p.id]; ok {

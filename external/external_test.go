@@ -79,6 +79,15 @@ var _ = Describe("an external executor", func() {
 		Expect(err).NotTo(HaveOccurred())
 		_, err = pr.Run(context.Background(), "lin", tinyInputs("lin", 4))
 		Expect(err).To(MatchError(external.ErrCrashed))
+		Expect(err).To(MatchError(executor.ErrCrashed))
+		var pe *executor.ProcessError
+		Expect(errors.As(err, &pe)).To(BeTrue(), "%v", err)
+		Expect(pe.Executor).To(Equal(executor.Name("fake")))
+		Expect(pe.External).To(BeTrue())
+		Expect(pe.Signal).To(BeEmpty())
+		Expect(pe.ExitCode).To(Equal(3))
+		Expect(pe.While).To(Equal("the result of lin"))
+		Expect(err.Error()).To(HavePrefix("external executor crashed: fake, while waiting for the result of lin: exit status 3\nexecutor stderr (tail):\n"))
 		Expect(err.Error()).To(ContainSubstring("exit status 3"))
 		Expect(err.Error()).To(ContainSubstring("crashing on purpose")) // the stderr tail
 		out, err := pr.Run(context.Background(), "sq", tinyInputs("sq", 4))
@@ -95,6 +104,26 @@ var _ = Describe("an external executor", func() {
 		Expect(err.Error()).To(ContainSubstring("fake killed while waiting for the result of lin"))
 		_, err = pr.Run(context.Background(), "sq", tinyInputs("sq", 1))
 		Expect(err).NotTo(HaveOccurred())
+	})
+
+	It("reports a call whose deadline comes while it waits behind another as not run, naming that one", func() {
+		pr := tinyPrepared(fake("hang", "lin"))
+		hung := make(chan error, 1)
+		hangCtx, stopHang := context.WithCancel(executor.WithCase(context.Background(), "tiny/lin/b1/fake"))
+		defer stopHang()
+		go func() {
+			_, err := pr.Run(hangCtx, "lin", tinyInputs("lin", 1))
+			hung <- err
+		}()
+		time.Sleep(200 * time.Millisecond) // the hanging call takes the process
+		ctx, cancel := context.WithTimeout(executor.WithCase(context.Background(), "tiny/sq/b1/fake"), 300*time.Millisecond)
+		defer cancel()
+		_, err := pr.Run(ctx, "sq", tinyInputs("sq", 1))
+		Expect(err).To(MatchError(executor.ErrNotRun))
+		Expect(err).To(MatchError(context.DeadlineExceeded))
+		Expect(err.Error()).To(MatchRegexp(`^not run: the external executor fake was busy with tiny/lin/b1/fake \(running for [0-9.]+m?s\) until this case's deadline: context deadline exceeded$`))
+		stopHang()
+		Eventually(hung).Should(Receive(MatchError(context.Canceled)))
 	})
 
 	It("fails a call whose context has already ended without sending it", func() {

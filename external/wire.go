@@ -12,6 +12,7 @@ import (
 	"unicode"
 	"unsafe"
 
+	"github.com/rextio/rxeq/executor"
 	"github.com/rextio/rxeq/tensor"
 )
 
@@ -137,6 +138,10 @@ type inMsg struct {
 type protocolError struct{ msg string }
 
 func (e *protocolError) Error() string { return e.msg }
+
+// Unwrap returns executor.ErrProtocol: the supervisor (subproc) takes such
+// a read error for a protocol violation at once.
+func (e *protocolError) Unwrap() error { return executor.ErrProtocol }
 
 func violation(format string, args ...any) error {
 	return &protocolError{msg: fmt.Sprintf(format, args...)}

@@ -15,6 +15,9 @@
 // status 3", followed by the tail of the worker's stderr); when a call
 // outlives Executor.Timeout, the worker's process group is killed and Run
 // returns an error wrapping ErrTimedOut ("native timed out after 30s").
+// Both are *executor.ProcessError values (errors.As) naming the executor
+// whose code ran ("torch crashed: …" for the torch runtime); the worker
+// processes are supervised by internal/subproc, as external executors are.
 // Either way the next Run starts a fresh worker and re-sends the program,
 // so the rest of the run continues. A cancelled ctx kills the worker too,
 // and Run returns an error wrapping ctx.Err().

@@ -8,57 +8,60 @@ import (
 	"github.com/rextio/rxeq/executor"
 )
 
-// Error kinds of isolated execution.
+// Error kinds of isolated execution. A crash, a timeout or a bad message
+// of a worker is an *executor.ProcessError (errors.As) whose text names
+// the executor whose code ran: "native crashed: signal SIGSEGV", "torch
+// timed out after 10s".
 var (
 	// ErrCrashed: the worker process died during a call (a signal such as
 	// SIGSEGV or SIGABRT, or an unexpected exit). The text reads
 	// "native crashed: signal SIGSEGV" or "native crashed: exit status N"
-	// ("torch crashed: …" for the torch executor's code).
+	// ("torch crashed: …" for the torch executor's code). It wraps
+	// executor.ErrCrashed.
 	ErrCrashed = fmt.Errorf("native %w", executor.ErrCrashed)
 	// ErrTimedOut: a call outlived Executor.Timeout; the worker was killed.
 	// The text reads "native timed out after 30s" ("torch timed out …").
+	// It wraps executor.ErrTimedOut.
 	ErrTimedOut = fmt.Errorf("native %w", executor.ErrTimedOut)
 	// ErrWorker: the worker could not be started or spoke the protocol
-	// wrongly (wrong binary, version mismatch, undecodable message).
+	// wrongly (wrong binary, version mismatch, undecodable message; the
+	// last also wraps executor.ErrProtocol).
 	ErrWorker = errors.New("native worker")
 )
 
-// named gives err, a failure of a worker running executor name's code,
-// that executor's name: "torch crashed: signal SIGSEGV" rather than the
-// "native crashed: …" the worker's process code writes. The error chain
-// is kept (errors.Is still finds ErrCrashed); other errors and the native
-// executor's pass unchanged.
-func named(name executor.Name, err error) error {
-	if err == nil || name == executor.Native {
-		return err
-	}
-	const prefix = "native "
-	if text := err.Error(); strings.HasPrefix(text, prefix) {
-		return &renamedError{text: string(name) + " " + strings.TrimPrefix(text, prefix), err: err}
-	}
-	return err
-}
-
-// renamedError is an error with another text and the same chain.
-type renamedError struct {
-	text string
-	err  error
-}
-
-func (e *renamedError) Error() string { return e.text }
-func (e *renamedError) Unwrap() error { return e.err }
+// errBadMessage is the kind of a worker's undecodable message.
+var errBadMessage = fmt.Errorf("%w: %w", ErrWorker, executor.ErrProtocol)
 
 // IsCrashText reports whether text (an error's text, or its first line)
 // is a worker's crash or timeout of native or torch code: "native crashed:
-// signal SIGSEGV", "torch timed out after 10s", …. The fuzzer keeps such
-// findings apart by their text.
+// signal SIGSEGV", "torch timed out after 10s", ….
+//
+// Deprecated: match the error instead: errors.Is(err, executor.ErrCrashed)
+// or errors.Is(err, executor.ErrTimedOut), and errors.As with an
+// *executor.ProcessError for the details. IsCrashText goes once its last
+// caller has moved.
 func IsCrashText(text string) bool {
 	for _, name := range []executor.Name{executor.Native, executor.Torch} {
-		for _, kind := range []error{ErrCrashed, ErrTimedOut} {
-			if strings.HasPrefix(text, string(name)+strings.TrimPrefix(kind.Error(), "native")) {
+		for _, kind := range []string{"crashed", "timed out"} {
+			if strings.HasPrefix(text, string(name)+" "+kind) {
 				return true
 			}
 		}
 	}
 	return false
+}
+
+// workerError is an ErrWorker of the parent's side whose text names the
+// executor whose worker it is: "torch worker: starting …".
+type workerError struct {
+	text string
+}
+
+func (e *workerError) Error() string { return e.text }
+func (e *workerError) Unwrap() error { return ErrWorker }
+
+// workerErr returns an error wrapping ErrWorker that reads "NAME worker: "
+// and the formatted message.
+func workerErr(name executor.Name, format string, args ...any) error {
+	return &workerError{text: string(name) + " worker: " + fmt.Sprintf(format, args...)}
 }

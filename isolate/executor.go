@@ -5,13 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/rextio/rxeq/executor"
+	"github.com/rextio/rxeq/internal/subproc"
 	"github.com/rextio/rxeq/native"
 	"github.com/rextio/rxeq/program"
 	"github.com/rextio/rxeq/program/ir"
@@ -63,12 +63,7 @@ func (e Executor) Name() executor.Name {
 
 // Prepare starts a worker and has it generate, build and load p. A build
 // error is returned as the worker reported it (same text and kind).
-func (e Executor) Prepare(ctx context.Context, f *program.File, p *ir.Program) (executor.Prepared, error) {
-	prep, err := e.prepare(ctx, f, p)
-	return prep, named(e.Name(), err)
-}
-
-func (e Executor) prepare(ctx context.Context, _ *program.File, p *ir.Program) (executor.Prepared, error) {
+func (e Executor) Prepare(ctx context.Context, _ *program.File, p *ir.Program) (executor.Prepared, error) {
 	if p == nil {
 		return nil, fmt.Errorf("%w: native: nil program", executor.ErrExecutor)
 	}
@@ -79,19 +74,11 @@ func (e Executor) prepare(ctx context.Context, _ *program.File, p *ir.Program) (
 	if err != nil {
 		return nil, err
 	}
-	argv := e.Command
-	if len(argv) == 0 {
-		self, err := os.Executable()
-		if err != nil {
-			return nil, fmt.Errorf("%w: locating this binary: %v", ErrWorker, err)
-		}
-		argv = []string{self, WorkerArg}
+	argv, err := e.argv()
+	if err != nil {
+		return nil, err
 	}
-	timeout := e.Timeout
-	if timeout == 0 {
-		timeout = DefaultTimeout
-	}
-	pr := &prepared{argv: argv, env: e.Env, timeout: timeout, sem: make(chan struct{}, 1), path: e.Name(),
+	pr := &prepared{argv: argv, env: e.Env, timeout: e.timeout(), gate: newGate(e.Name()), path: e.Name(),
 		req: request{Kind: reqPrepare, Program: wp, Options: e.Options}}
 	w, err := pr.start(ctx)
 	if err != nil {
@@ -101,6 +88,11 @@ func (e Executor) prepare(ctx context.Context, _ *program.File, p *ir.Program) (
 	return pr, nil
 }
 
+// newGate returns the gate to a worker of executor name's code.
+func newGate(name executor.Name) *subproc.Gate {
+	return subproc.NewGate("the " + string(name) + " worker")
+}
+
 // prepared is one program in (successive) workers.
 type prepared struct {
 	argv    []string
@@ -108,27 +100,18 @@ type prepared struct {
 	timeout time.Duration
 	path    executor.Name // the executor's name, the Path of a Run that fails early
 	req     request       // the prepare request, re-sent to every new worker
-	sem     chan struct{} // one call at a time
+	gate    *subproc.Gate // one call at a time
 
-	mu       sync.Mutex // guards w, closed, info, src, busy, timedOut
-	w        *worker    // nil when there is none (crashed, timed out)
-	closed   bool
-	info     native.BuildInfo
-	src      []byte
-	busy     *call // the call holding the worker (sem), or nil
-	timedOut *call // the last call that timed out, or nil
-}
-
-// call is one Run holding (or having held) the worker.
-type call struct {
-	name  string    // executor.CaseFrom, else the function and input shapes
-	start time.Time // when it took the worker
-	end   time.Time // when it timed out (timedOut only)
+	mu     sync.Mutex // guards w, closed, info, src
+	w      *worker    // nil when there is none (crashed, timed out)
+	closed bool
+	info   native.BuildInfo
+	src    []byte
 }
 
 // start starts a worker and prepares the program in it.
 func (p *prepared) start(ctx context.Context) (*worker, error) {
-	w, err := startWorker(ctx, p.argv, p.env, helloTimeout)
+	w, err := startWorker(ctx, p.path, p.argv, p.env, helloTimeout)
 	if err != nil {
 		return nil, err
 	}
@@ -147,7 +130,7 @@ func (p *prepared) start(ctx context.Context) (*worker, error) {
 }
 
 // live returns the current worker, starting a fresh one (and preparing the
-// program in it) when the last one died. The caller holds sem.
+// program in it) when the last one died. The caller holds the gate.
 func (p *prepared) live(ctx context.Context) (*worker, error) {
 	p.mu.Lock()
 	w, closed := p.w, p.closed
@@ -160,7 +143,7 @@ func (p *prepared) live(ctx context.Context) (*worker, error) {
 	}
 	w, err := p.start(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("restarting the native worker: %w", err)
+		return nil, fmt.Errorf("restarting the %s worker: %w", p.path, err)
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -182,7 +165,8 @@ func (p *prepared) drop(w *worker) {
 }
 
 // Run sends one call to the worker. A crash or a timeout is returned as an
-// error (ErrCrashed, ErrTimedOut) and the next Run starts a new worker.
+// error (ErrCrashed, ErrTimedOut, an *executor.ProcessError) and the next
+// Run starts a new worker.
 //
 // Calls wait for the worker one at a time. A call whose ctx ends while it
 // waits never ran: it returns an error wrapping executor.ErrNotRun (and
@@ -192,39 +176,18 @@ func (p *prepared) drop(w *worker) {
 // that case as not run instead of as a timeout of its own. A call is named
 // by executor.CaseFrom(ctx), else by its function and input shapes.
 func (p *prepared) Run(ctx context.Context, fn string, inputs map[string]*tensor.Tensor) (executor.Outcome, error) {
-	out, err := p.run(ctx, fn, inputs)
-	return out, named(p.path, err)
-}
-
-func (p *prepared) run(ctx context.Context, fn string, inputs map[string]*tensor.Tensor) (executor.Outcome, error) {
 	out := executor.Outcome{Path: p.path}
-	me := &call{name: callName(ctx, fn, inputs)}
-	queued := time.Now()
-	select {
-	case p.sem <- struct{}{}:
-	case <-ctx.Done():
-		return out, p.notRun(ctx, queued)
+	turn, err := p.gate.Enter(ctx, callName(ctx, fn, inputs))
+	if err != nil {
+		return out, err
 	}
-	defer func() {
-		p.mu.Lock()
-		p.busy = nil
-		p.mu.Unlock()
-		<-p.sem
-	}()
-	if ctx.Err() != nil {
-		return out, p.notRun(ctx, queued) // before taking the worker: busy is nil
-	}
-	me.start = time.Now()
-	p.mu.Lock()
-	p.busy = me
-	p.mu.Unlock()
+	defer turn.Leave()
 	w, err := p.live(ctx)
 	if err != nil {
 		if ctx.Err() != nil {
 			// The deadline came while a new worker was starting: the call
 			// was never sent.
-			return out, fmt.Errorf("%w: restarting the native worker%s took until this case's deadline: %w",
-				executor.ErrNotRun, p.afterTimeout(queued), ctx.Err())
+			return out, turn.NotStarted(ctx, "restarting the "+string(p.path)+" worker")
 		}
 		return out, err
 	}
@@ -232,59 +195,22 @@ func (p *prepared) run(ctx context.Context, fn string, inputs map[string]*tensor
 	err = w.exchange(ctx, p.timeout, &request{Kind: reqRun, Func: fn, Inputs: encodeTensors(inputs)}, &resp)
 	if err != nil {
 		p.drop(w)
+		timedOut := errors.Is(err, ErrTimedOut)
+		if timedOut {
+			turn.TimedOut(p.timeout)
+		}
 		p.mu.Lock()
 		closed := p.closed
-		if errors.Is(err, ErrTimedOut) {
-			me.end = time.Now()
-			p.timedOut = me
-		}
 		p.mu.Unlock()
-		if closed && !errors.Is(err, ErrTimedOut) && ctx.Err() == nil {
+		if closed && !timedOut && ctx.Err() == nil {
 			return out, native.ErrClosed
 		}
-		if waited := me.start.Sub(queued); ctx.Err() != nil && waited >= time.Millisecond {
-			err = fmt.Errorf("%w (it ran %s, after waiting %s for the native worker)", err,
-				time.Since(me.start).Round(time.Millisecond), waited.Round(time.Millisecond))
+		if ctx.Err() != nil {
+			err = turn.Ran(err)
 		}
 		return out, err
 	}
 	return finish(out, resp, nil)
-}
-
-// notRun is the error of a call whose ctx ended while it waited (since
-// queued) for the worker.
-func (p *prepared) notRun(ctx context.Context, queued time.Time) error {
-	p.mu.Lock()
-	busy, timedOut := p.busy, p.timedOut
-	p.mu.Unlock()
-	why := "the native worker was busy"
-	var notes []string
-	if busy != nil {
-		why += " with " + busy.name
-		notes = append(notes, "running for "+time.Since(busy.start).Round(time.Millisecond).String())
-	}
-	if timedOut != nil && timedOut != busy && timedOut.end.After(queued) {
-		notes = append(notes, fmt.Sprintf("%s timed out after %s while this case waited", timedOut.name, p.timeout))
-	}
-	if busy == nil {
-		// The worker came free just as ctx ended.
-		return fmt.Errorf("%w: the case's deadline came before the native worker took it: %w", executor.ErrNotRun, ctx.Err())
-	}
-	if len(notes) > 0 {
-		why += " (" + strings.Join(notes, "; ") + ")"
-	}
-	return fmt.Errorf("%w: %s until this case's deadline: %w", executor.ErrNotRun, why, ctx.Err())
-}
-
-// afterTimeout returns " after NAME timed out" when the last call that
-// timed out did so after queued, else "".
-func (p *prepared) afterTimeout(queued time.Time) string {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if t := p.timedOut; t != nil && t.end.After(queued) {
-		return " after " + t.name + " timed out"
-	}
-	return ""
 }
 
 // callName names a call in messages: the harness case of ctx, else the

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/rextio/rxeq/executor"
+	"github.com/rextio/rxeq/internal/subproc"
 	"github.com/rextio/rxeq/native"
 	"github.com/rextio/rxeq/program/ir"
 	"github.com/rextio/rxeq/tensor"
@@ -61,7 +62,7 @@ func NewPool() *Pool { return &Pool{} }
 // poolWorker is one worker process of a pool and the programs it holds.
 type poolWorker struct {
 	w       *worker
-	sem     chan struct{}       // one exchange at a time
+	gate    *subproc.Gate       // one exchange at a time
 	dead    bool                // it crashed, timed out or was stopped
 	held    map[string]*pmember // by program key
 	members map[*pmember]bool
@@ -121,7 +122,7 @@ func (e Executor) argv() ([]string, error) {
 	}
 	self, err := os.Executable()
 	if err != nil {
-		return nil, fmt.Errorf("%w: locating this binary: %v", ErrWorker, err)
+		return nil, workerErr(e.Name(), "locating this binary: %v", err)
 	}
 	return []string{self, WorkerArg}, nil
 }
@@ -162,11 +163,11 @@ func (pl *Pool) startWorker(ctx context.Context, e Executor, main bool) (*poolWo
 	if err != nil {
 		return nil, err
 	}
-	w, err := startWorker(ctx, argv, e.Env, helloTimeout)
+	w, err := startWorker(ctx, e.Name(), argv, e.Env, helloTimeout)
 	if err != nil {
 		return nil, err
 	}
-	pw := &poolWorker{w: w, sem: make(chan struct{}, 1), held: map[string]*pmember{}, members: map[*pmember]bool{}}
+	pw := &poolWorker{w: w, gate: newGate(e.Name()), held: map[string]*pmember{}, members: map[*pmember]bool{}}
 	pl.mu.Lock()
 	defer pl.mu.Unlock()
 	if pl.closed {
@@ -246,14 +247,15 @@ func (pl *Pool) retire(pw *poolWorker) {
 }
 
 // exchange sends req to pw (with the pending drops) and reads the
-// response, one exchange at a time. A worker that fails is retired.
-func (pl *Pool) exchange(ctx context.Context, pw *poolWorker, timeout time.Duration, req *request, resp *response) error {
-	select {
-	case pw.sem <- struct{}{}:
-	case <-ctx.Done():
-		return fmt.Errorf("%w: the native worker was busy until this case's deadline: %w", executor.ErrNotRun, ctx.Err())
+// response, one exchange at a time. A worker that fails is retired. name
+// names the call in the error of a call whose deadline comes while it
+// waits (see subproc.Gate).
+func (pl *Pool) exchange(ctx context.Context, pw *poolWorker, name string, timeout time.Duration, req *request, resp *response) error {
+	turn, err := pw.gate.Enter(ctx, name)
+	if err != nil {
+		return err
 	}
-	defer func() { <-pw.sem }()
+	defer turn.Leave()
 	pl.mu.Lock()
 	if pw.dead {
 		pl.mu.Unlock()
@@ -262,6 +264,9 @@ func (pl *Pool) exchange(ctx context.Context, pw *poolWorker, timeout time.Durat
 	req.Drop, pw.drop = pw.drop, nil
 	pl.mu.Unlock()
 	if err := pw.w.exchange(ctx, timeout, req, resp); err != nil {
+		if errors.Is(err, ErrTimedOut) {
+			turn.TimedOut(timeout)
+		}
 		pl.retire(pw)
 		return err
 	}
@@ -271,6 +276,14 @@ func (pl *Pool) exchange(ctx context.Context, pw *poolWorker, timeout time.Durat
 // errClosedDuring is a call's error when Pool.Close stopped its worker
 // under it: that is no crash of the program.
 var errClosedDuring = fmt.Errorf("%w: the pool was closed during the call", native.ErrClosed)
+
+// nameOr returns executor.CaseFrom(ctx), or what when it is "".
+func nameOr(ctx context.Context, what string) string {
+	if name := executor.CaseFrom(ctx); name != "" {
+		return name
+	}
+	return what
+}
 
 // errWorkerGone: the worker died (for another call) before this exchange.
 var errWorkerGone = errors.New("the native worker is gone")
@@ -285,7 +298,7 @@ func (pl *Pool) prepareIn(ctx context.Context, e Executor, pw *poolWorker, key s
 	req := e.request(reqPrepare)
 	req.ID, req.Program = m.id, wp
 	var resp response
-	if err := pl.exchange(ctx, pw, 0, &req, &resp); err != nil {
+	if err := pl.exchange(ctx, pw, nameOr(ctx, "preparing a program"), 0, &req, &resp); err != nil {
 		return nil, err
 	}
 	if resp.Err != nil {
@@ -364,7 +377,7 @@ func (e Executor) Prebuild(ctx context.Context, ps []*ir.Program) error {
 		return nil
 	}
 	var resp response
-	if err := pl.exchange(ctx, pw, 0, &req, &resp); err != nil {
+	if err := pl.exchange(ctx, pw, nameOr(ctx, fmt.Sprintf("building %d programs", len(keys))), 0, &req, &resp); err != nil {
 		return err
 	}
 	if resp.Err != nil {
@@ -482,11 +495,11 @@ func (h *pooled) detach() *poolWorker {
 // Run runs fn in the program's worker (see Pool for crashes and
 // timeouts).
 func (h *pooled) Run(ctx context.Context, fn string, inputs map[string]*tensor.Tensor) (executor.Outcome, error) {
-	out, err := h.run(ctx, fn, inputs)
-	return out, named(h.e.Name(), err)
+	return h.run(ctx, fn, callName(ctx, fn, inputs), inputs)
 }
 
-func (h *pooled) run(ctx context.Context, fn string, inputs map[string]*tensor.Tensor) (executor.Outcome, error) {
+// run is Run of the call name.
+func (h *pooled) run(ctx context.Context, fn, name string, inputs map[string]*tensor.Tensor) (executor.Outcome, error) {
 	out := executor.Outcome{Path: h.e.Name()}
 	h.pl.mu.Lock()
 	pw, closed := h.pw, h.closed
@@ -502,25 +515,25 @@ func (h *pooled) run(ctx context.Context, fn string, inputs map[string]*tensor.T
 			err = h.reattach(ctx, npw)
 		}
 		if err != nil {
-			return out, fmt.Errorf("restarting the native worker: %w", err)
+			return out, fmt.Errorf("restarting the %s worker: %w", h.e.Name(), err)
 		}
 		pw = npw
 	}
 	req := &request{Kind: reqRun, Func: fn, Inputs: encodeTensors(inputs)}
 	var resp response
-	err := h.pl.exchange(ctx, pw, h.e.timeout(), h.withID(req), &resp)
+	err := h.pl.exchange(ctx, pw, name, h.e.timeout(), h.withID(req), &resp)
 	if err != nil && h.pl.isClosed() {
 		return out, errClosedDuring
 	}
 	if errors.Is(err, errWorkerGone) {
-		return h.run(ctx, fn, inputs)
+		return h.run(ctx, fn, name, inputs)
 	}
 	if lost(ctx, err) {
 		if !h.faithful(pw) {
 			// Other programs' calls ran in this worker, or this program's
 			// earlier calls ran elsewhere: run the call again as it would
 			// have run in a worker of the program's own.
-			return h.alone(ctx, req)
+			return h.alone(ctx, name, req)
 		}
 		h.forget()
 		return out, err
@@ -634,11 +647,11 @@ func (h *pooled) reattach(ctx context.Context, pw *poolWorker) error {
 // fresh worker that holds only this program, after the calls the
 // program's own worker would have served before it (the call log). The
 // handle keeps using that worker.
-func (h *pooled) alone(ctx context.Context, req *request) (executor.Outcome, error) {
+func (h *pooled) alone(ctx context.Context, name string, req *request) (executor.Outcome, error) {
 	out := executor.Outcome{Path: h.e.Name()}
 	pw, err := h.pl.startWorker(ctx, h.e, false)
 	if err != nil {
-		return out, fmt.Errorf("restarting the native worker: %w", err)
+		return out, fmt.Errorf("restarting the %s worker: %w", h.e.Name(), err)
 	}
 	if err := h.reattach(ctx, pw); err != nil {
 		h.pl.mu.Lock()
@@ -648,7 +661,7 @@ func (h *pooled) alone(ctx context.Context, req *request) (executor.Outcome, err
 			h.pl.retire(pw)
 			go pw.w.stop(time.Second)
 		}
-		return out, fmt.Errorf("restarting the native worker: %w", err)
+		return out, fmt.Errorf("restarting the %s worker: %w", h.e.Name(), err)
 	}
 	h.pl.mu.Lock()
 	log := h.log
@@ -657,7 +670,7 @@ func (h *pooled) alone(ctx context.Context, req *request) (executor.Outcome, err
 	var resp response
 	for _, r := range append(log, req) {
 		resp = response{}
-		err = h.pl.exchange(ctx, pw, h.e.timeout(), h.withID(r), &resp)
+		err = h.pl.exchange(ctx, pw, name, h.e.timeout(), h.withID(r), &resp)
 		if err != nil && h.pl.isClosed() {
 			return out, errClosedDuring
 		}

@@ -168,12 +168,17 @@ var _ = Describe("the isolated native executor", Label("native"), func() {
 	})
 
 	DescribeTable("turns a crash in generated code into an error of that call, and recovers",
-		func(fault, text string) {
+		func(fault, signal, text string) {
 			pr := prepare(workerExecutor(fault), "testdata/two.rx")
 			in := twoInputs()
 			for range 2 { // the second crash is in a restarted worker
 				out, err := pr.Run(context.Background(), "squash", in)
 				Expect(errors.Is(err, isolate.ErrCrashed)).To(BeTrue(), "%v", err)
+				Expect(errors.Is(err, executor.ErrCrashed)).To(BeTrue(), "%v", err)
+				var pe *executor.ProcessError
+				Expect(errors.As(err, &pe)).To(BeTrue(), "%v", err)
+				Expect(pe.Executor).To(Equal(executor.Native))
+				Expect(pe.Signal).To(Equal(signal)) // reported by the worker's Go runtime, which then exits 2
 				Expect(err.Error()).To(HavePrefix(text))
 				Expect(out.Path).To(Equal(executor.Name("native")))
 				if fault == "abort" {
@@ -184,8 +189,8 @@ var _ = Describe("the isolated native executor", Label("native"), func() {
 				Expect(float64(got.Outputs["logits"].F32[0])).To(BeNumerically("~", 0.65625, 1e-6))
 			}
 		},
-		Entry("segfault", "segv", "native crashed: signal SIGSEGV"),
-		Entry("abort", "abort", "native crashed: signal SIGABRT"),
+		Entry("segfault", "segv", "SIGSEGV", "native crashed: signal SIGSEGV"),
+		Entry("abort", "abort", "SIGABRT", "native crashed: signal SIGABRT"),
 	)
 
 	It("kills a hung call at the timeout, recovers, and leaks no goroutine", func() {

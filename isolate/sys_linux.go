@@ -19,9 +19,3 @@ func privateStdout() (*os.File, error) {
 	}
 	return os.NewFile(uintptr(fd), "protocol"), nil
 }
-
-// sysProcAttr puts the worker in its own process group (so a timeout kills
-// it and anything it started) and kills it when the parent dies.
-func sysProcAttr() *syscall.SysProcAttr {
-	return &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-}

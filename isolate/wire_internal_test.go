@@ -128,7 +128,7 @@ var _ = Describe("Close", Label("native"), func() {
 			Skip("no C compiler")
 		}
 		Expect(err).NotTo(HaveOccurred())
-		pid := pr.(*prepared).w.cmd.Process.Pid
+		pid := pr.(*prepared).w.proc.Pid()
 		Expect(syscall.Kill(pid, 0)).To(Succeed())
 		Expect(pr.Close()).To(Succeed())
 		Expect(syscall.Kill(pid, 0)).To(MatchError(syscall.ESRCH)) // gone, not a zombie

@@ -1,6 +1,6 @@
 // Package signame names the signals a child process dies of, as crash
-// reports print them ("SIGSEGV"), for the process code of rxeq's native
-// workers (package isolate) and external executors (package harness).
+// reports print them ("SIGSEGV"), for the supervisor of rxeq's executor
+// processes (package internal/subproc).
 package signame
 
 import (

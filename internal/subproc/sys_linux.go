@@ -1,16 +1,18 @@
-package external
+package subproc
 
 import (
 	"os"
 	"syscall"
 )
 
-// externalSysProcAttr puts an external executor in its own process group,
-// so a timeout kills it and whatever it started, and kills it when rxeq
-// dies.
-func externalSysProcAttr() *syscall.SysProcAttr {
+// sysProcAttr puts the child in its own process group (so a timeout
+// kills it and anything it started) and kills it when the parent dies.
+func sysProcAttr() *syscall.SysProcAttr {
 	return &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 }
+
+// killGroup sends SIGKILL to the process group pgid.
+func killGroup(pgid int) error { return syscall.Kill(-pgid, syscall.SIGKILL) }
 
 // fSetPipeSize is Linux's F_SETPIPE_SZ (not in package syscall).
 const fSetPipeSize = 1031

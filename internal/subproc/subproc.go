@@ -1,0 +1,296 @@
+// Package subproc supervises the child processes that rxeq's executors run
+// code in: the native and torch workers (package isolate) and external
+// executors (package external).
+//
+// Start runs a command in a process group of its own, on pipes (1 MiB
+// buffers on Linux), killed with its parent on Linux. Exchange sends one
+// message and reads one answer, bounded by a context and a timeout, with
+// the caller's codec (a send and a receive func over Stdin and Stdout);
+// when the process crashes, hangs or answers garbage it is killed (its
+// whole group) and the call fails with an *executor.ProcessError whose
+// text names the executor. Stop ends a process cleanly, with a grace
+// period before the kill. A Gate serialises the calls to one process and
+// says, for a call whose deadline came while it waited, which call held
+// the process (executor.ErrNotRun).
+package subproc
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/rextio/rxeq/executor"
+	"github.com/rextio/rxeq/internal/signame"
+)
+
+// Config describes a process to start and how its failures read.
+type Config struct {
+	// Argv is the command line (no shell is involved).
+	Argv []string
+	// Env is added to this process's environment.
+	Env []string
+	// Dir is the working directory ("" for this process's).
+	Dir string
+	// GoChild says the child is a Go program (an rxeq worker): its
+	// environment gets GOTRACEBACK=none unless this process has one set,
+	// so a crash report shows the signal, not every goroutine, and the
+	// signal its runtime reports ("SIGSEGV: segmentation violation", then
+	// exit status 2) is taken as what it died of.
+	GoChild bool
+	// Executor names the executor whose code the process runs, in error
+	// texts.
+	Executor executor.Name
+	// External says the process is an external executor (see
+	// executor.ProcessError for how its errors read).
+	External bool
+	// Crashed, TimedOut and Protocol are the kinds of the process's
+	// failures: executor.ErrCrashed, executor.ErrTimedOut and
+	// executor.ErrProtocol when nil, else an engine's error wrapping that.
+	Crashed, TimedOut, Protocol error
+}
+
+// Process is one running child process and the parent's ends of its
+// pipes. Exchange is for one caller at a time (see Gate); Kill, Stop and
+// Alive may be called from anywhere.
+type Process struct {
+	cfg    Config
+	cmd    *exec.Cmd
+	stdin  *os.File // the parent's write end
+	stdout *os.File // the parent's read end
+	stderr *Tail
+	done   chan struct{} // closed once the process is reaped
+	state  *os.ProcessState
+	killed sync.Once
+}
+
+// exitWait is how long a failed read or write waits for the process to
+// exit before it is taken for a protocol violation.
+const exitWait = 2 * time.Second
+
+// Start starts the process described by cfg. Its error is the system's
+// (no such file, too many processes); the caller says what failed to
+// start.
+func Start(cfg Config) (*Process, error) {
+	if len(cfg.Argv) == 0 {
+		return nil, errors.New("no command")
+	}
+	if cfg.Crashed == nil {
+		cfg.Crashed = executor.ErrCrashed
+	}
+	if cfg.TimedOut == nil {
+		cfg.TimedOut = executor.ErrTimedOut
+	}
+	if cfg.Protocol == nil {
+		cfg.Protocol = executor.ErrProtocol
+	}
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		inR.Close()
+		inW.Close()
+		return nil, err
+	}
+	growPipe(inW)
+	growPipe(outR)
+	p := &Process{cfg: cfg, stdin: inW, stdout: outR, stderr: NewTail(4096, cfg.GoChild), done: make(chan struct{})}
+	p.cmd = exec.Command(cfg.Argv[0], cfg.Argv[1:]...)
+	p.cmd.Env = os.Environ()
+	if cfg.GoChild && os.Getenv("GOTRACEBACK") == "" {
+		p.cmd.Env = append(p.cmd.Env, "GOTRACEBACK=none")
+	}
+	p.cmd.Env = append(p.cmd.Env, cfg.Env...)
+	p.cmd.Dir = cfg.Dir
+	p.cmd.Stdin, p.cmd.Stdout, p.cmd.Stderr = inR, outW, p.stderr
+	p.cmd.SysProcAttr = sysProcAttr()
+	p.cmd.WaitDelay = 2 * time.Second // stderr held open by a stray grandchild
+	err = p.cmd.Start()
+	inR.Close()
+	outW.Close()
+	if err != nil {
+		inW.Close()
+		outR.Close()
+		return nil, err
+	}
+	go func() {
+		_ = p.cmd.Wait()
+		p.state = p.cmd.ProcessState
+		close(p.done)
+	}()
+	return p, nil
+}
+
+// Stdin is the process's stdin, for the send funcs of Exchange.
+func (p *Process) Stdin() io.Writer { return p.stdin }
+
+// Stdout is the process's stdout, for the receive funcs of Exchange.
+func (p *Process) Stdout() io.Reader { return p.stdout }
+
+// Pid is the process's id (and its group's).
+func (p *Process) Pid() int { return p.cmd.Process.Pid }
+
+// Done is closed once the process has exited and been reaped.
+func (p *Process) Done() <-chan struct{} { return p.done }
+
+// Alive reports whether the process has not exited.
+func (p *Process) Alive() bool {
+	select {
+	case <-p.done:
+		return false
+	default:
+		return true
+	}
+}
+
+// Exchange runs send (unless nil) and then receive, which write one
+// message to Stdin and read one from Stdout with the caller's codec,
+// bounded by ctx and by timeout (when positive). while says what rxeq
+// waits for ("the result of score_linear"; "" when the engine's texts do
+// not say). On any failure the process group is killed and the process
+// reaped, and the error says why:
+//
+//   - an *executor.ProcessError whose Kind is Config.TimedOut, when the
+//     timeout came first;
+//   - one whose Kind is Config.Crashed, when the process exited (a failed
+//     read or write, then the process's exit within a moment);
+//   - one whose Kind is Config.Protocol, when send or receive returned an
+//     error wrapping executor.ErrProtocol (the codec saw garbage), or the
+//     process did not exit after a failed read or write;
+//   - "NAME killed [while waiting for WHILE]: " and ctx.Err(), wrapped,
+//     when ctx ended first.
+func (p *Process) Exchange(ctx context.Context, timeout time.Duration, while string, send, receive func() error) error {
+	errc := make(chan error, 1)
+	go func() {
+		if send != nil {
+			if err := send(); err != nil {
+				errc <- err
+				return
+			}
+		}
+		errc <- receive()
+	}()
+	var timer <-chan time.Time
+	if timeout > 0 {
+		t := time.NewTimer(timeout)
+		defer t.Stop()
+		timer = t.C
+	}
+	select {
+	case err := <-errc:
+		if err == nil {
+			return nil
+		}
+		return p.failure(while, err)
+	case <-ctx.Done():
+		p.Kill()
+		<-errc
+		return fmt.Errorf("%s killed%s: %w", p.who(), waiting(while), ctx.Err())
+	case <-timer:
+		p.Kill()
+		<-errc
+		return p.processError(p.cfg.TimedOut, while, func(e *executor.ProcessError) { e.Timeout = timeout })
+	}
+}
+
+// who names the process in texts: "native worker", or an external
+// executor's name.
+func (p *Process) who() string {
+	if p.cfg.External {
+		return string(p.cfg.Executor)
+	}
+	return string(p.cfg.Executor) + " worker"
+}
+
+// waiting returns " while waiting for WHILE", or "".
+func waiting(while string) string {
+	if while == "" {
+		return ""
+	}
+	return " while waiting for " + while
+}
+
+// failure explains a failed send or receive: garbage the codec saw is a
+// protocol violation; a closed pipe is a crash when the process has
+// exited (or exits within a moment) and a protocol violation otherwise.
+func (p *Process) failure(while string, ioErr error) error {
+	if !errors.Is(ioErr, executor.ErrProtocol) {
+		select {
+		case <-p.done:
+			p.Kill() // close our pipe ends
+			return p.processError(p.cfg.Crashed, while, p.exit)
+		case <-time.After(exitWait):
+		}
+	}
+	p.Kill()
+	return p.processError(p.cfg.Protocol, while, func(e *executor.ProcessError) {
+		e.Detail = ioErr.Error()
+		if errors.Is(ioErr, io.EOF) || errors.Is(ioErr, io.ErrUnexpectedEOF) || errors.Is(ioErr, syscall.EPIPE) {
+			e.Detail = "it closed its stdout or sent a cut message (" + ioErr.Error() + ")"
+		}
+	})
+}
+
+// processError returns a ProcessError of kind, filled in by set.
+func (p *Process) processError(kind error, while string, set func(*executor.ProcessError)) error {
+	e := &executor.ProcessError{Executor: p.cfg.Executor, Kind: kind, External: p.cfg.External, While: while, Stderr: p.stderr.Report()}
+	set(e)
+	return e
+}
+
+// exit fills in how the reaped process ended: the signal it died of
+// (also one the Go runtime of a Go child reported before it exited with
+// status 2), else its exit status.
+func (p *Process) exit(e *executor.ProcessError) {
+	st := p.state
+	if ws, ok := st.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		e.Signal = signame.Name(ws.Signal())
+		return
+	}
+	if sig := p.stderr.FatalSignal(); sig != "" && st.ExitCode() == 2 {
+		e.Signal = sig
+		return
+	}
+	e.ExitCode = st.ExitCode()
+}
+
+// Kill kills the process group, closes the parent's pipe ends (unblocking
+// any reader or writer) and waits until the process is reaped.
+func (p *Process) Kill() {
+	p.killed.Do(func() {
+		select {
+		case <-p.done: // reaped: its pid (and group id) may be reused
+		default:
+			_ = killGroup(p.cmd.Process.Pid)
+			_ = p.cmd.Process.Kill()
+		}
+		p.stdin.Close()
+		p.stdout.Close()
+	})
+	<-p.done
+}
+
+// Stop ends the process cleanly: bye (unless nil) may write a last
+// message to Stdin, which is then closed; a process that has not exited
+// after grace is killed, with its group. Stop returns once the process is
+// reaped.
+func (p *Process) Stop(grace time.Duration, bye func()) {
+	go func() {
+		if bye != nil {
+			bye()
+		}
+		p.stdin.Close()
+	}()
+	select {
+	case <-p.done:
+	case <-time.After(grace):
+	}
+	p.Kill()
+}
