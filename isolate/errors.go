@@ -3,7 +3,6 @@ package isolate
 import (
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/rextio/rxeq/executor"
 )
@@ -31,25 +30,6 @@ var (
 
 // errBadMessage is the kind of a worker's undecodable message.
 var errBadMessage = fmt.Errorf("%w: %w", ErrWorker, executor.ErrProtocol)
-
-// IsCrashText reports whether text (an error's text, or its first line)
-// is a worker's crash or timeout of native or torch code: "native crashed:
-// signal SIGSEGV", "torch timed out after 10s", ….
-//
-// Deprecated: match the error instead: errors.Is(err, executor.ErrCrashed)
-// or errors.Is(err, executor.ErrTimedOut), and errors.As with an
-// *executor.ProcessError for the details. IsCrashText goes once its last
-// caller has moved.
-func IsCrashText(text string) bool {
-	for _, name := range []executor.Name{executor.Native, executor.Torch} {
-		for _, kind := range []string{"crashed", "timed out"} {
-			if strings.HasPrefix(text, string(name)+" "+kind) {
-				return true
-			}
-		}
-	}
-	return false
-}
 
 // workerError is an ErrWorker of the parent's side whose text names the
 // executor whose worker it is: "torch worker: starting …".
