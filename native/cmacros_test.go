@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"slices"
 	"strings"
 
@@ -16,25 +15,16 @@ import (
 	"github.com/rextio/rxeq/tensor"
 )
 
-// localCC is $CC split into the command and its arguments (default cc); the
-// specs skip themselves when it is not installed.
-func localCC() []string {
-	cc := strings.Fields(os.Getenv("CC"))
-	if len(cc) == 0 {
-		cc = []string{"cc"}
-	}
-	if _, err := exec.LookPath(cc[0]); err != nil {
-		Skip("no C compiler: " + err.Error())
-	}
-	return cc
-}
-
-// localMacros are the macros the local compiler defines for generated C,
-// with the backend's own flags.
+// localMacros are the macros the local compiler ($CC, default cc)
+// defines for generated C, with the backend's own flags; the spec skips
+// itself when there is no compiler.
 func localMacros() []string {
 	GinkgoHelper()
-	rt := cmacros.Native()
-	names, err := cmacros.Defined(context.Background(), localCC(), native.Flags(), rt)
+	cc, err := cmacros.LocalCC(os.Getenv("CC"))
+	if err != nil {
+		Skip(err.Error())
+	}
+	names, err := cmacros.Defined(context.Background(), cc, native.Flags(), cmacros.Native())
 	Expect(err).NotTo(HaveOccurred())
 	return names
 }

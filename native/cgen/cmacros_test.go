@@ -3,7 +3,6 @@ package cgen_test
 import (
 	"context"
 	"os"
-	"os/exec"
 	"slices"
 	"strings"
 
@@ -15,24 +14,16 @@ import (
 	"github.com/rextio/rxeq/native/internal/cmacros"
 )
 
-// localCC is $CC split into the command and its arguments (default cc); the
-// specs skip themselves when it is not installed.
-func localCC() []string {
-	cc := strings.Fields(os.Getenv("CC"))
-	if len(cc) == 0 {
-		cc = []string{"cc"}
-	}
-	if _, err := exec.LookPath(cc[0]); err != nil {
-		Skip("no C compiler: " + err.Error())
-	}
-	return cc
-}
-
-// localMacros are the macros the local compiler defines for generated C,
-// with the backend's own flags.
+// localMacros are the macros the local compiler ($CC, default cc)
+// defines for generated C, with the backend's own flags; the spec skips
+// itself when there is no compiler.
 func localMacros() []string {
 	GinkgoHelper()
-	names, err := cmacros.Defined(context.Background(), localCC(), build.Flags(), cmacros.Native())
+	cc, err := cmacros.LocalCC(os.Getenv("CC"))
+	if err != nil {
+		Skip(err.Error())
+	}
+	names, err := cmacros.Defined(context.Background(), cc, build.Flags(), cmacros.Native())
 	Expect(err).NotTo(HaveOccurred())
 	return names
 }

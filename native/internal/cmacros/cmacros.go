@@ -114,3 +114,17 @@ func Defined(ctx context.Context, cc []string, flags []string, rt Runtime) ([]st
 func Keepable(name string) bool {
 	return name != "" && name[0] != '_' && !strings.EqualFold(name[:min(3, len(name))], "rx_")
 }
+
+// LocalCC is the C compiler command in cc ($CC for the generator and the
+// specs, which read it at their edge) split into words, "cc" when empty.
+// The error wraps exec.ErrNotFound when it is not installed.
+func LocalCC(cc string) ([]string, error) {
+	words := strings.Fields(cc)
+	if len(words) == 0 {
+		words = []string{"cc"}
+	}
+	if _, err := exec.LookPath(words[0]); err != nil {
+		return nil, fmt.Errorf("no C compiler: %w", err)
+	}
+	return words, nil
+}

@@ -39,9 +39,9 @@ func main() {
 }
 
 func run(ctx context.Context, out string) error {
-	cc := strings.Fields(os.Getenv("CC"))
-	if len(cc) == 0 {
-		cc = []string{"cc"}
+	cc, err := cmacros.LocalCC(os.Getenv("CC"))
+	if err != nil {
+		return err
 	}
 	rt := cmacros.Native()
 	var all []string
