@@ -160,7 +160,7 @@ func cmdFuzz(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 // built in the user's cache all the same (runtimeCache), so that a session
 // does not begin with a runtime build.
 func fuzzCache() (dir string, cleanup func(), err error) {
-	if os.Getenv("RXEQ_CACHE") != "" {
+	if os.Getenv(builtin.EnvCache) != "" {
 		return "", func() {}, nil
 	}
 	dir, err = os.MkdirTemp(native.ScratchDir(), "rxeq-fuzz-cache-")
@@ -207,7 +207,7 @@ func resolveProgramCC(flag string) string {
 	if flag != "auto" {
 		return flag
 	}
-	if v := os.Getenv("RXEQ_PROGRAM_CC"); v != "" {
+	if v := os.Getenv(builtin.EnvProgramCC); v != "" {
 		return v
 	}
 	if _, err := exec.LookPath("tcc"); err == nil {

@@ -12,10 +12,11 @@
 // it a built-in one, give it a typed name in package executor and one
 // line in registry below:
 //
-//	{executor.Native, native, availableNative},
+//	{executor.Torch, compiled(executor.Torch), availableTorch},
 //
-// where the constructor builds it from a Config and the availability
-// function says why it cannot run here (nil when it can). Nothing else in
+// where the second function builds it from a Config and the last one says
+// why it cannot run here under that Config (nil when it can; a nil
+// function means always). Nothing else in
 // the tree changes: `rxeq run --executors`, `rxeq fuzz --executors`,
 // the runner's defaults and rxginkgo's entries find it here.
 package builtin
