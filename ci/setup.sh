@@ -5,7 +5,9 @@
 # candidates; optional), a C++ compiler and libtorch-dev (the torch
 # executor: the same generated C over libtorch's ATen kernels), xmllint
 # (JUnit validation), and NumPy and PyTorch for Debian's /usr/bin/python3
-# (the Python executor examples). Sourced by the other scripts; a no-op
+# (the Python executor examples), python3-onnx (the ONNX checker),
+# libonnx-testdata (ONNX's node tests) and OpenBLAS (what libtorch
+# recommends). Sourced by the other scripts; a no-op
 # when all are present. apt waits up to ten minutes for a lock another
 # installer holds instead of failing.
 need=()
@@ -17,6 +19,11 @@ command -v c++ >/dev/null 2>&1 || need+=(g++)
 command -v xmllint >/dev/null 2>&1 || need+=(libxml2-utils)
 /usr/bin/python3 -c 'import numpy' >/dev/null 2>&1 || need+=(python3-numpy)
 /usr/bin/python3 -c 'import torch' >/dev/null 2>&1 || need+=(python3-torch)
+/usr/bin/python3 -c 'import onnx' >/dev/null 2>&1 || need+=(python3-onnx)
+[ -d /usr/share/libonnx-testdata/data/node ] || need+=(libonnx-testdata)
+# libtorch recommends OpenBLAS; --no-install-recommends would leave
+# PyTorch (and the torch executor) on the reference BLAS.
+[ -e /usr/lib/x86_64-linux-gnu/openblas-pthread/libblas.so.3 ] || [ "$(uname -m)" != x86_64 ] || need+=(libopenblas0-pthread)
 if [ ${#need[@]} -gt 0 ]; then
   echo "== installing ${need[*]}"
   sudo=""

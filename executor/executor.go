@@ -28,6 +28,20 @@ const (
 	Native Name = "native"
 	// Torch is the same generated C over libtorch's ATen kernels.
 	Torch Name = "torch"
+	// ONNXRuntime is the program exported to ONNX and run by ONNX Runtime
+	// with all graph optimizations (its default).
+	ONNXRuntime Name = "onnxruntime"
+	// ONNXRuntimeNoOpt is the same model run by ONNX Runtime with its
+	// graph optimizer disabled (ORT_DISABLE_ALL).
+	ONNXRuntimeNoOpt Name = "onnxruntime-noopt"
+	// PyTorch is the program exported as a Python module and run by
+	// PyTorch eagerly.
+	PyTorch Name = "pytorch"
+	// TorchScript is the same module's functions compiled with
+	// torch.jit.script.
+	TorchScript Name = "torchscript"
+	// NumPy is the program exported as a NumPy module.
+	NumPy Name = "numpy"
 )
 
 // Executor is one way of running a scoring program: the oracle, the

@@ -4,6 +4,7 @@
 //	rxeq list [PATH...]          list scenarios, functions and batches
 //	rxeq check FILE...           parse and check; print file:line:col: message
 //	rxeq gen [--func F] FILE     print the generated C
+//	rxeq export --format FORMAT FILE  write the program as a framework's model or module
 //	rxeq lock FILE...            run the source-lock checks only
 //	rxeq fuzz [flags]            differential fuzzing with random programs
 //	rxeq reduce [flags] FILE     shrink a reproducer
@@ -50,6 +51,8 @@ commands:
   list [PATH...]          list scenarios, functions and batches
   check FILE...           parse and check programs
   gen [--func F] FILE     print the C the native backend generates
+  export --format FORMAT [--func F] [-o OUT] FILE
+                          write the program as a framework's model or module
   lock [PATH...]          run the source-lock checks only
   fuzz [flags]            generate random programs, compare the executors, save reduced reproducers
   reduce [flags] FILE     shrink a reproducer to a small program that fails the same way
@@ -69,6 +72,7 @@ func commands() map[string]command {
 		"list":     cmdList,
 		"check":    cmdCheck,
 		"gen":      cmdGen,
+		"export":   cmdExport,
 		"lock":     cmdLock,
 		"fuzz":     cmdFuzz,
 		"reduce":   cmdReduce,
