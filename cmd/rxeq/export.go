@@ -45,7 +45,9 @@ type exportFormat struct {
 // exportFormats returns the formats `rxeq export --format` accepts, by
 // name. Each framework's package adds one line here.
 func exportFormats() map[string]exportFormat {
-	return map[string]exportFormat{}
+	return map[string]exportFormat{
+		"onnx": {help: "one ONNX model (IR 8, opset 17) per function, F.onnx", write: exportONNX},
+	}
 }
 
 // cmdExport writes a program in a framework's own form: --format names it;
