@@ -8,7 +8,7 @@ import (
 // UnmarshalModel decodes a ModelProto. The result shares no memory with b.
 // Malformed input is an error wrapping ErrMalformed; no input panics.
 func UnmarshalModel(b []byte) (*Model, error) {
-	d := &decoder{b: b, msg: "ModelProto"}
+	d := newDecoder(b, "ModelProto")
 	m := &Model{}
 	for !d.done() {
 		f, wt, err := d.next()

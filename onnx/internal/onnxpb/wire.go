@@ -14,9 +14,11 @@
 // The decoder accepts any valid encoding (packed or not, fields in any
 // order, unknown fields skipped) and is written for hostile bytes: every
 // length is checked against what is left of the input before anything is
-// allocated, so no input makes it allocate more than a small multiple of
-// its own size; nesting is bounded (MaxDepth); an error names the message
-// and field where decoding stopped and wraps ErrMalformed.
+// allocated; what decoding allocates is charged to a budget of
+// AllocFactor bytes per input byte (plus AllocSlack), so no input, however
+// it packs empty messages or one-byte varints, makes it allocate more
+// than that; nesting is bounded (MaxDepth); an error names the message and
+// field where decoding stopped and wraps ErrMalformed. No input panics.
 package onnxpb
 
 import (
@@ -36,6 +38,17 @@ const (
 
 // ErrMalformed is the kind of every decoding error.
 var ErrMalformed = errors.New("malformed ONNX protobuf")
+
+// The allocation budget of a decoding: AllocFactor bytes per input byte,
+// plus AllocSlack. A message costs messageCost, a repeated number its
+// size, a string or bytes field its length plus a header. Real models
+// stay far below it (a float tensor costs its own size; a node a few
+// times its encoding).
+const (
+	AllocFactor = 64
+	AllocSlack  = 1 << 20
+	messageCost = 256
+)
 
 // MaxDepth bounds the nesting of messages the decoder follows (a graph in
 // an attribute of a node of a graph … counts one level per message).
@@ -95,6 +108,20 @@ type decoder struct {
 	b     []byte
 	depth int
 	msg   string // the message being read, for errors
+	left  *int64 // the allocation budget left, shared by nested decoders
+}
+
+func newDecoder(b []byte, msg string) *decoder {
+	left := int64(len(b))*AllocFactor + AllocSlack
+	return &decoder{b: b, msg: msg, left: &left}
+}
+
+// charge takes n bytes from the allocation budget.
+func (d *decoder) charge(n int) error {
+	if *d.left -= int64(n); *d.left < 0 {
+		return d.errorf("decoding would allocate more than %d bytes per input byte", AllocFactor)
+	}
+	return nil
 }
 
 func (d *decoder) errorf(format string, args ...any) error {
@@ -183,7 +210,10 @@ func (d *decoder) sub(name string) (*decoder, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &decoder{b: b, depth: d.depth + 1, msg: name}, nil
+	if err := d.charge(messageCost); err != nil {
+		return nil, err
+	}
+	return &decoder{b: b, depth: d.depth + 1, msg: name, left: d.left}, nil
 }
 
 func (d *decoder) expect(field, wt, want int) error {
@@ -219,6 +249,9 @@ func (d *decoder) string(field, wt int) (string, error) {
 		return "", err
 	}
 	b, err := d.bytes()
+	if err == nil {
+		err = d.charge(len(b) + 16)
+	}
 	return string(b), err
 }
 
@@ -227,6 +260,9 @@ func (d *decoder) bytesCopy(field, wt int) ([]byte, error) {
 		return nil, err
 	}
 	b, err := d.bytes()
+	if err == nil {
+		err = d.charge(len(b) + 24)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -243,6 +279,9 @@ func (d *decoder) float32(field, wt int) (float32, error) {
 
 // int64s appends a repeated varint field, packed or not.
 func (d *decoder) int64s(dst []int64, field, wt int) ([]int64, error) {
+	if err := d.charge(8); err != nil {
+		return nil, err
+	}
 	if wt == wireVarint {
 		v, err := d.varint()
 		return append(dst, int64(v)), err
@@ -254,9 +293,12 @@ func (d *decoder) int64s(dst []int64, field, wt int) ([]int64, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &decoder{b: b, msg: d.msg}
+	p := &decoder{b: b, msg: d.msg, left: d.left}
 	for !p.done() {
 		v, err := p.varint()
+		if err == nil {
+			err = p.charge(8)
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -269,6 +311,9 @@ func (d *decoder) int64s(dst []int64, field, wt int) ([]int64, error) {
 func (d *decoder) fixed32s(dst []uint32, field, wt int) ([]uint32, error) {
 	if wt == wireFixed32 {
 		v, err := d.fixed32()
+		if err == nil {
+			err = d.charge(8)
+		}
 		return append(dst, v), err
 	}
 	if err := d.expect(field, wt, wireBytes); err != nil {
@@ -281,6 +326,9 @@ func (d *decoder) fixed32s(dst []uint32, field, wt int) ([]uint32, error) {
 	if len(b)%4 != 0 {
 		return nil, d.errorf("field %d: packed fixed32 of %d bytes", field, len(b))
 	}
+	if err := d.charge(2 * len(b)); err != nil {
+		return nil, err
+	}
 	for i := 0; i < len(b); i += 4 {
 		dst = append(dst, binary.LittleEndian.Uint32(b[i:]))
 	}
@@ -291,6 +339,9 @@ func (d *decoder) fixed32s(dst []uint32, field, wt int) ([]uint32, error) {
 func (d *decoder) fixed64s(dst []uint64, field, wt int) ([]uint64, error) {
 	if wt == wireFixed64 {
 		v, err := d.fixed64()
+		if err == nil {
+			err = d.charge(16)
+		}
 		return append(dst, v), err
 	}
 	if err := d.expect(field, wt, wireBytes); err != nil {
@@ -302,6 +353,9 @@ func (d *decoder) fixed64s(dst []uint64, field, wt int) ([]uint64, error) {
 	}
 	if len(b)%8 != 0 {
 		return nil, d.errorf("field %d: packed fixed64 of %d bytes", field, len(b))
+	}
+	if err := d.charge(2 * len(b)); err != nil {
+		return nil, err
 	}
 	for i := 0; i < len(b); i += 8 {
 		dst = append(dst, binary.LittleEndian.Uint64(b[i:]))
