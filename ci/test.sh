@@ -59,6 +59,8 @@ rm -f "$log"
 # Each count takes some 5 to 30 seconds on two cores.
 ci_step "fuzz FuzzParse 20000 inputs"
 go test ./program -run '^$' -fuzz FuzzParse -fuzztime 20000x
+ci_step "fuzz FuzzUnmarshalModel 20000 inputs"
+go test ./onnx/internal/onnxpb -run '^$' -fuzz FuzzUnmarshalModel -fuzztime 20000x
 ci_step "fuzz FuzzCompare 200000 inputs"
 go test ./compare -run '^$' -fuzz FuzzCompare -fuzztime 200000x
 # Random programs, oracle vs fallback, driven by Go's fuzzer.

@@ -100,7 +100,7 @@ var _ = Describe("Control flow", func() {
 		Expect(loop.Outputs).To(Equal([]string{"y", "k"}))
 		var cases []evalCase
 		for _, n := range []int64{-3, 0, 1, 7} {
-			cases = append(cases, evalCase{fmt.Sprint("n=", n), p, "loops", map[string]*tensor.Tensor{"x": x4, "n": tensor.Scalar(n)}})
+			cases = append(cases, evalCase{name: fmt.Sprint("n=", n), p: p, fn: "loops", inputs: map[string]*tensor.Tensor{"x": x4, "n": tensor.Scalar(n)}})
 		}
 		agree(cases...)
 	})
@@ -117,7 +117,7 @@ var _ = Describe("Control flow", func() {
 		Expect(slices.Contains(ops(inner), "If")).To(BeTrue())
 		var cases []evalCase
 		for _, n := range []int64{0, 1, 4} {
-			cases = append(cases, evalCase{fmt.Sprint("n=", n), p, "nested", map[string]*tensor.Tensor{"x": x2, "n": tensor.Scalar(n)}})
+			cases = append(cases, evalCase{name: fmt.Sprint("n=", n), p: p, fn: "nested", inputs: map[string]*tensor.Tensor{"x": x2, "n": tensor.Scalar(n)}})
 		}
 		agree(cases...)
 	})
@@ -130,7 +130,7 @@ var _ = Describe("Control flow", func() {
 		Expect(ops(iff.Graphs["else_branch"])).To(Equal([]string{"Less", "If", "Identity"}))
 		var cases []evalCase
 		for _, c := range []int64{1, 0, -6} {
-			cases = append(cases, evalCase{fmt.Sprint("c=", c), p, "branch", map[string]*tensor.Tensor{"x": x3, "c": tensor.Scalar(c)}})
+			cases = append(cases, evalCase{name: fmt.Sprint("c=", c), p: p, fn: "branch", inputs: map[string]*tensor.Tensor{"x": x3, "c": tensor.Scalar(c)}})
 		}
 		agree(cases...)
 	})
@@ -147,7 +147,7 @@ var _ = Describe("Control flow", func() {
 		Expect(loop.Inputs[1]).NotTo(BeEmpty(), "the loop stops on the first failure")
 		var cases []evalCase
 		run := func(a, b, n int64) {
-			cases = append(cases, evalCase{fmt.Sprintf("a=%d b=%d n=%d", a, b, n), p, "errs",
+			cases = append(cases, evalCase{name: fmt.Sprintf("a=%d b=%d n=%d", a, b, n), p: p, fn: "errs", inputs:
 				map[string]*tensor.Tensor{"x": x2, "a": tensor.Scalar(a), "b": tensor.Scalar(b), "n": tensor.Scalar(n)}})
 		}
 		run(7, 3, 2)              // no failure

@@ -12,6 +12,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/rextio/rxeq/fallback"
+	"github.com/rextio/rxeq/fuzz"
 	"github.com/rextio/rxeq/harness"
 	"github.com/rextio/rxeq/onnx"
 	"github.com/rextio/rxeq/program"
@@ -27,6 +28,7 @@ type evalCase struct {
 	p      *ir.Program
 	fn     string
 	inputs map[string]*tensor.Tensor
+	tol    float64 // absolute and relative; 1e-5 when 0
 }
 
 // agree runs the exported models of the cases on their inputs with
@@ -108,7 +110,11 @@ func compare(c evalCase, sig *onnx.Signature, got map[string]*tensor.Tensor) {
 				Expect(math.IsNaN(a) && math.IsNaN(b)).To(BeTrue(), "%s: output %s[%d]: want %v got %v", c.name, o.Name, i, a, b)
 				continue
 			}
-			Expect(math.Abs(a-b)).To(BeNumerically("<=", 1e-5+1e-5*math.Abs(a)), "%s: output %s[%d]", c.name, o.Name, i)
+			tol := c.tol
+			if tol == 0 {
+				tol = 1e-5
+			}
+			Expect(math.Abs(a-b)).To(BeNumerically("<=", tol+tol*math.Abs(a)), "%s: output %s[%d]: want %v got %v", c.name, o.Name, i, a, b)
 		}
 	}
 }
@@ -130,11 +136,37 @@ var _ = Describe("The exported model's meaning", func() {
 				for _, batch := range batches[:min(2, len(batches))] {
 					inputs, err := harness.GenerateInputs(f, fn, batch, f.Seed, nil)
 					Expect(err).NotTo(HaveOccurred())
-					cases = append(cases, evalCase{fmt.Sprintf("%s %s B=%d", f.Name, fn.Name, batch), p, fn.Name, inputs})
+					cases = append(cases, evalCase{name: fmt.Sprintf("%s %s B=%d", f.Name, fn.Name, batch), p: p, fn: fn.Name, inputs: inputs})
 				}
 			}
 		}
 		Expect(len(cases)).To(BeNumerically(">=", 10))
+		agree(cases...)
+	})
+})
+
+var _ = Describe("Fuzzed programs", func() {
+	It("export as models the checker accepts and that agree with the fallback interpreter", func() {
+		requireONNX()
+		var cases []evalCase
+		models := map[string][]byte{}
+		for seed := uint64(1); seed <= 40; seed++ {
+			gp := fuzz.Generate(seed, fuzz.Config{})
+			f, err := program.ParseScenario(fmt.Sprintf("fuzz-%d.rx", seed), gp.Source)
+			Expect(err).NotTo(HaveOccurred())
+			p, err := program.Lower(f)
+			Expect(err).NotTo(HaveOccurred())
+			for _, fn := range f.Funcs {
+				name := fmt.Sprintf("seed%d-%s", seed, fn.Name)
+				models[name] = export(p, fn.Name)
+				inputs, err := harness.GenerateInputs(f, fn, f.Batches[0], f.Seed, nil)
+				Expect(err).NotTo(HaveOccurred())
+				cases = append(cases, evalCase{name: name, p: p, fn: fn.Name, inputs: inputs, tol: 1e-4})
+			}
+		}
+		for name, msg := range checkModels(models) {
+			Expect(msg).To(BeEmpty(), name)
+		}
 		agree(cases...)
 	})
 })

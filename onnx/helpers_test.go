@@ -124,12 +124,19 @@ type pyModel struct {
 // what python3-onnx sees.
 func readWithPython(b []byte) *pyModel {
 	GinkgoHelper()
-	f := filepath.Join(GinkgoT().TempDir(), "m.onnx")
-	Expect(os.WriteFile(f, b, 0o644)).To(Succeed())
+	return readAllWithPython(map[string][]byte{"m": b})["m"]
+}
+
+// readAllWithPython is readWithPython for several models, in one process.
+func readAllWithPython(models map[string][]byte) map[string]*pyModel {
+	GinkgoHelper()
+	dir := GinkgoT().TempDir()
+	for name, b := range models {
+		Expect(os.WriteFile(filepath.Join(dir, name+".onnx"), b, 0o644)).To(Succeed())
+	}
 	out := runPython(`
-import json, sys, onnx
+import glob, json, os, sys, onnx
 from onnx import helper
-m = onnx.load_from_string(open(sys.argv[1], "rb").read())
 def val(v):
     t = v.type.tensor_type
     return {"name": v.name, "elem": t.elem_type,
@@ -144,13 +151,18 @@ def node(n):
         elif a.type == onnx.AttributeProto.INTS: ints[a.name] = list(a.ints)
         elif a.type == onnx.AttributeProto.GRAPH: graphs[a.name] = graph(a.g)
     return {"op": n.op_type, "inputs": list(n.input), "outputs": list(n.output), "ints": ints, "graphs": graphs}
-print(json.dumps({"ir": m.ir_version, "opsets": {o.domain: o.version for o in m.opset_import},
-    "producer": m.producer_name, "version": m.producer_version, "doc": m.doc_string,
-    "meta": {p.key: p.value for p in m.metadata_props}, "graph": graph(m.graph)}))
-`, f)
-	var m pyModel
-	Expect(json.Unmarshal([]byte(out), &m)).To(Succeed())
-	return &m
+res = {}
+for f in sorted(glob.glob(os.path.join(sys.argv[1], "*.onnx"))):
+    m = onnx.load_from_string(open(f, "rb").read())
+    res[os.path.basename(f)[:-5]] = {"ir": m.ir_version, "opsets": {o.domain: o.version for o in m.opset_import},
+        "producer": m.producer_name, "version": m.producer_version, "doc": m.doc_string,
+        "meta": {p.key: p.value for p in m.metadata_props}, "graph": graph(m.graph)}
+print(json.dumps(res))
+`, dir)
+	res := map[string]*pyModel{}
+	Expect(json.Unmarshal([]byte(out), &res)).To(Succeed())
+	Expect(res).To(HaveLen(len(models)))
+	return res
 }
 
 // ops returns the op types of g's nodes, in order (Constant nodes left out).

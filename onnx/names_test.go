@@ -63,7 +63,7 @@ var _ = Describe("Names", func() {
 		x := tensor.FromFloat32([]float32{1, 2, 3, 4}, 2, 2)
 		var cases []evalCase
 		for _, n := range []int64{0, 1, 3} {
-			cases = append(cases, evalCase{fmt.Sprint("n=", n), p, "größe", map[string]*tensor.Tensor{
+			cases = append(cases, evalCase{name: fmt.Sprint("n=", n), p: p, fn: "größe", inputs: map[string]*tensor.Tensor{
 				"ρ": tensor.FromFloat32([]float32{0.5, -1, 2, 0}, 2, 2), "rx_error": tensor.Scalar(n),
 				"rx_v1": tensor.FromFloat32([]float32{1, -1}, 2), "x": x}})
 		}

@@ -72,8 +72,9 @@ var _ = Describe("The op mapping", func() {
 		for name, msg := range checkModels(models) {
 			Expect(msg).To(BeEmpty(), name)
 		}
+		read := readAllWithPython(models)
 		for name, w := range table {
-			g := readWithPython(models[name]).Graph
+			g := read[name].Graph
 			Expect(ops(g)).To(Equal([]string{w.op}), name)
 			n := find(g, w.op)
 			Expect(n.Outputs).To(Equal([]string{"y"}), name)
@@ -81,7 +82,7 @@ var _ = Describe("The op mapping", func() {
 			Expect(len(n.Inputs)).To(Equal(len(g.Inputs)+w.extra+map[bool]int{true: 1}[name == "scalar"]), name)
 		}
 		// ReduceSum's axes are a constant input (opset 13 and later).
-		g := readWithPython(models["sumkeep"]).Graph
+		g := read["sumkeep"].Graph
 		Expect(find(g, "ReduceSum").Inputs[1]).To(Equal(find(g, "Constant").Outputs[0]))
 
 		a := tensor.FromFloat32([]float32{0.5, -1, 2, 3, 0, -0.25, 1, 1, -4}, 3, 3)
@@ -97,7 +98,7 @@ var _ = Describe("The op mapping", func() {
 			case "argmax0":
 				in["a"] = b
 			}
-			cases = append(cases, evalCase{f.Name, p, f.Name, in})
+			cases = append(cases, evalCase{name: f.Name, p: p, fn: f.Name, inputs: in})
 		}
 		agree(cases...)
 	})
