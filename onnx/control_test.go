@@ -147,8 +147,7 @@ var _ = Describe("Control flow", func() {
 		Expect(loop.Inputs[1]).NotTo(BeEmpty(), "the loop stops on the first failure")
 		var cases []evalCase
 		run := func(a, b, n int64) {
-			cases = append(cases, evalCase{name: fmt.Sprintf("a=%d b=%d n=%d", a, b, n), p: p, fn: "errs", inputs:
-				map[string]*tensor.Tensor{"x": x2, "a": tensor.Scalar(a), "b": tensor.Scalar(b), "n": tensor.Scalar(n)}})
+			cases = append(cases, evalCase{name: fmt.Sprintf("a=%d b=%d n=%d", a, b, n), p: p, fn: "errs", inputs: map[string]*tensor.Tensor{"x": x2, "a": tensor.Scalar(a), "b": tensor.Scalar(b), "n": tensor.Scalar(n)}})
 		}
 		run(7, 3, 2)              // no failure
 		run(7, 3, 5)              // b - i is zero at i = 3, inside the loop
