@@ -275,6 +275,11 @@ func decodeTensor(d *decoder, f, wt int) (*Tensor, error) {
 	if err != nil {
 		return nil, err
 	}
+	return tensorBody(s)
+}
+
+// tensorBody reads the fields of a TensorProto until s is done.
+func tensorBody(s *decoder) (*Tensor, error) {
 	t := &Tensor{}
 	for !s.done() {
 		f, wt, err := s.next()
