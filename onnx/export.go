@@ -111,10 +111,11 @@ type exporter struct {
 	// the body before the body writes them).
 	liveOut  map[ir.Instr][]bool
 	liveHead map[*ir.For][]bool
-	// final is, per top-level instruction, the results it writes for the
-	// last time: its output for them carries the result's model name.
+	// final is, per top-level instruction, the results (and the error
+	// state) it writes for the last time: its output for them carries
+	// the model's output name.
 	final   map[ir.Instr][]int
-	outName map[int]string // result ID -> model name
+	outName map[int]string // result ID (or errID) -> model output name
 	// rename maps a temp that is copied into a result by the next
 	// top-level instruction, and read nowhere else, to the result's
 	// model name, so the op writes the output itself.
@@ -273,11 +274,19 @@ func (x *exporter) function() *onnxpb.Graph {
 		out.Input = append(out.Input, valueInfo(name, p.Type))
 	}
 	x.liveness()
+	outs := make([]int, 0, len(f.Results)+1)
+	for _, r := range f.Results {
+		outs = append(outs, r.ID)
+	}
+	if x.sig.Error != "" {
+		x.outName[x.errID] = ErrorOutput
+		outs = append(outs, x.errID)
+	}
 	for i, in := range f.Body {
 		x.final[in] = nil
-		for _, r := range f.Results {
-			if x.writes(in, r.ID) && !slices.ContainsFunc(f.Body[i+1:], func(later ir.Instr) bool { return x.writes(later, r.ID) }) {
-				x.final[in] = append(x.final[in], r.ID)
+		for _, id := range outs {
+			if x.writes(in, id) && !slices.ContainsFunc(f.Body[i+1:], func(later ir.Instr) bool { return x.writes(later, id) }) {
+				x.final[in] = append(x.final[in], id)
 			}
 		}
 	}
@@ -315,7 +324,9 @@ func (x *exporter) function() *onnxpb.Graph {
 		out.Output = append(out.Output, valueInfo(name, r.Type))
 	}
 	if x.sig.Error != "" {
-		x.node("Identity", []string{x.lookup(x.errID)}, ErrorOutput)
+		if cur := x.lookup(x.errID); cur != ErrorOutput {
+			x.node("Identity", []string{cur}, ErrorOutput)
+		}
 		out.Output = append(out.Output, valueInfo(ErrorOutput, errType))
 	}
 	out.Node = g.nodes
@@ -675,7 +686,7 @@ func (x *exporter) checked(o *ir.Op) {
 	axes := x.constVec(0)
 	state := x.op("Concat", "error_here", []*onnxpb.Attribute{attrInt("axis", 0)},
 		x.constVec(int64(x.sites[o])), x.op("Unsqueeze", "lhs", nil, a, axes), x.op("Unsqueeze", "rhs", nil, b, axes))
-	x.set(x.errID, x.op("Where", "error", nil, first, state, old))
+	x.set(x.errID, x.node("Where", []string{first, state, old}, x.dstName(o, x.errID)))
 }
 
 // noError returns a bool scalar that is true while the error state holds
