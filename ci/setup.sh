@@ -17,9 +17,9 @@ command -v tcc >/dev/null 2>&1 || need+=(tcc)
 command -v c++ >/dev/null 2>&1 || need+=(g++)
 [ -f /usr/include/ATen/ATen.h ] && [ -e /usr/lib/x86_64-linux-gnu/libtorch_cpu.so ] || need+=(libtorch-dev)
 command -v xmllint >/dev/null 2>&1 || need+=(libxml2-utils)
-/usr/bin/python3 -c 'import numpy' >/dev/null 2>&1 || need+=(python3-numpy)
-/usr/bin/python3 -c 'import torch' >/dev/null 2>&1 || need+=(python3-torch)
-/usr/bin/python3 -c 'import onnx' >/dev/null 2>&1 || need+=(python3-onnx)
+/usr/bin/python3 -I -c 'import numpy' >/dev/null 2>&1 || need+=(python3-numpy)
+/usr/bin/python3 -I -c 'import torch' >/dev/null 2>&1 || need+=(python3-torch)
+/usr/bin/python3 -I -c 'import onnx.checker' >/dev/null 2>&1 || need+=(python3-onnx)
 [ -d /usr/share/libonnx-testdata/data/node ] || need+=(libonnx-testdata)
 # libtorch recommends OpenBLAS; --no-install-recommends would leave
 # PyTorch (and the torch executor) on the reference BLAS.
