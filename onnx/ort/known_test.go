@@ -114,6 +114,36 @@ var _ = Describe("ONNX Runtime's known differences", Ordered, func() {
 		Expect(out["r"].I64).To(Equal([]int64{1}), "CheckedRem(1, 3) with ORT_DISABLE_ALL")
 	})
 
+	It("between the levels: MatMul then Add at batch 1 gives other last bits with the optimizations on (fused)", func() {
+		src := "package p\n\nfunc f(x [B][32]float32, w [32][8]float32, b [8]float32) (y [B][8]float32) {\n\ty = MatMul(x, w) + b\n\treturn\n}\n\n" +
+			"func g(x [B][32]float32, w [32][8]float32, b [8]float32) (y [B][8]float32) {\n\ty = MatMul(x, w) - b + b\n\treturn\n}\n"
+		differ := func(batch int) (add, plain int) {
+			in := map[string]*tensor.Tensor{
+				"x": tensor.Generate(tensor.Dist{Kind: tensor.Normal, B: 1}, 1, batch, 32),
+				"w": tensor.Generate(tensor.Dist{Kind: tensor.Normal, B: 0.3}, 2, 32, 8),
+				"b": tensor.Generate(tensor.Dist{Kind: tensor.Normal, B: 1}, 3, 8),
+			}
+			count := func(fn string) (n int) {
+				on, err := run(both()[0], src, fn, in)
+				Expect(err).NotTo(HaveOccurred())
+				off, err := run(both()[1], src, fn, in)
+				Expect(err).NotTo(HaveOccurred())
+				for i := range on["y"].F32 {
+					if on["y"].F32[i] != off["y"].F32[i] {
+						n++
+					}
+				}
+				return n
+			}
+			return count("f"), count("g")
+		}
+		add, plain := differ(1)
+		Expect(add).To(BeNumerically(">", 0), "MatMul+Add at batch 1")
+		Expect(plain).To(Equal(0), "MatMul then Sub: nothing to fuse")
+		add, plain = differ(16)
+		Expect([]int{add, plain}).To(Equal([]int{0, 0}), "batch 16")
+	})
+
 	It("at both levels: Tanh is up to 5 ULP from the correctly rounded value on [-10, 10) (rxeq allows 2)", func() {
 		src := "package p\n\nfunc f(x [B]float32) (y [B]float32) {\n\ty = Tanh(x)\n\treturn\n}\n"
 		const n = 1 << 16
