@@ -41,4 +41,3 @@ var _ = Describe("the ONNX Runtime executors", func() {
 		Expect(names(sel.Executors)).To(Equal([]executor.Name{"onnxruntime", "onnxruntime-noopt"}))
 	})
 })
-
