@@ -203,3 +203,38 @@ func f(x [B][2]float32, n int64, d int64) (y [B][2]float32, r int64) {
 		Expect(err).To(MatchError(executor.ErrExecutor), "a closed program runs nothing")
 	})
 })
+
+var _ = Describe("a prepared program", func() {
+	It("is safe for concurrent runs", func() {
+		needLibrary()
+		f, p := compile(linear)
+		pr, err := ort.Executor{Library: libPath()}.Prepare(context.Background(), f, p)
+		Expect(err).NotTo(HaveOccurred())
+		defer pr.Close()
+		x := tensor.FromFloat32([]float32{1, 2, 3, -1, -2, -3}, 2, 3)
+		w := tensor.FromFloat32([]float32{1, 0, 0, 1, 1, 1}, 3, 2)
+		b := tensor.FromFloat32([]float32{0.5, -0.5}, 2)
+		done := make(chan error, 8)
+		for range 8 {
+			go func() {
+				defer GinkgoRecover()
+				var err error
+				for range 200 {
+					var out executor.Outcome
+					out, err = pr.Run(context.Background(), "score", map[string]*tensor.Tensor{"x": x, "w": w, "b": b})
+					if err != nil {
+						break
+					}
+					if out.Outputs["logits"].F32[3] != -5.5 {
+						err = errors.New("wrong result")
+						break
+					}
+				}
+				done <- err
+			}()
+		}
+		for range 8 {
+			Expect(<-done).To(Succeed())
+		}
+	})
+})

@@ -52,8 +52,8 @@ var _ = Describe("a crash inside ONNX Runtime", func() {
 	// Found by `rxeq fuzz --seed 72 --executors oracle,onnxruntime`: the
 	// model of f0 of that program (testdata/crash-seed-72.rx, as
 	// generated) makes ONNX Runtime 1.30.0 die of SIGSEGV while it
-	// optimizes the graph at session creation; without the optimizations
-	// the session is created. The executors run in rxeq's process, so this
+	// optimizes the graph at session creation, most of the time (19 of 20
+	// attempts); without the optimizations the session is created. The executors run in rxeq's process, so this
 	// ends the run (docs/onnx.md). The spec runs it in a child process.
 	It("kills the process that creates the session with the optimizations on, and not with them off", func() {
 		needLibrary()
@@ -80,11 +80,18 @@ var _ = Describe("a crash inside ONNX Runtime", func() {
 			return err
 		}
 		Expect(child("noopt")).To(Succeed())
-		err = child("opt")
+		// The crash is not deterministic (19 of 20 attempts here): a
+		// few attempts, of which one must die.
+		var err2 error
+		for range 5 {
+			if err2 = child("opt"); err2 != nil {
+				break
+			}
+		}
 		var ee *exec.ExitError
-		Expect(errors.As(err, &ee)).To(BeTrue(), "%v", err)
+		Expect(errors.As(err2, &ee)).To(BeTrue(), "the optimized session was created 5 times: %v", err2)
 		// The Go runtime reports a SIGSEGV in C code and exits with status 2.
 		ws := ee.Sys().(syscall.WaitStatus)
-		Expect(ws.Signaled() && ws.Signal() == syscall.SIGSEGV || ws.ExitStatus() == 2).To(BeTrue(), "%v", err)
+		Expect(ws.Signaled() && ws.Signal() == syscall.SIGSEGV || ws.ExitStatus() == 2).To(BeTrue(), "%v", err2)
 	})
 })
