@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# The README's main job: run the built-in catalog through all four
-# executors (the oracle, the fallback interpreter, the forced-native backend
-# and torch, the same C over libtorch's ATen kernels), with the source
-# locks, and write the JSON and JUnit reports (validated against the JUnit
-# schema); then the reference scenario through the Python executor examples
-# too. setup.sh installs libtorch-dev, so torch is named explicitly:
-# without libtorch this fails (exit 2) rather than pass on three.
+# The README's main job: run the built-in catalog through every built-in
+# executor (the oracle, the fallback interpreter, the forced-native backend,
+# torch, the same C over libtorch's ATen kernels, and ONNX Runtime with and
+# without its graph optimizations), with the source locks, and write the
+# JSON and JUnit reports (validated against the JUnit schema); then the
+# reference scenario through the Python executor examples too. setup.sh
+# installs libtorch-dev and the ONNX Runtime library, so torch and the
+# onnxruntime executors are named explicitly: without them this fails
+# (exit 2) rather than pass on fewer.
 # Usage: bash ci/catalog.sh [OUTDIR]   (default: ./rxeq-out)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -13,7 +15,7 @@ source ci/setup.sh
 out=${1:-rxeq-out}
 mkdir -p "$out"
 go build -o "$out/rxeq" ./cmd/rxeq
-"$out/rxeq" run --backend oracle,fallback,native,torch --json "$out/report.json" --junit "$out/junit.xml"
+"$out/rxeq" run --backend oracle,fallback,native,torch,onnxruntime,onnxruntime-noopt --json "$out/report.json" --junit "$out/junit.xml"
 xmllint --noout --schema reports/testdata/junit-10.xsd "$out/junit.xml"
 # The comparison must be able to fail: deliberately wrong executors, each
 # of which has to be reported.

@@ -6,9 +6,11 @@
 # executor: the same generated C over libtorch's ATen kernels), xmllint
 # (JUnit validation), and NumPy and PyTorch for Debian's /usr/bin/python3
 # (the Python executor examples), python3-onnx (the ONNX checker),
-# libonnx-testdata (ONNX's node tests) and OpenBLAS (what libtorch
-# recommends). Sourced by the other scripts; a no-op
-# when all are present. apt waits up to ten minutes for a lock another
+# libonnx-testdata (ONNX's node tests), OpenBLAS (what libtorch
+# recommends) and ONNX Runtime 1.30's CPU library (the onnxruntime
+# executors), taken from the npm package onnxruntime-node without running
+# its install script and checked against its sha256. Sourced by the other
+# scripts; a no-op when all are present. apt waits up to ten minutes for a lock another
 # installer holds instead of failing.
 need=()
 command -v cc >/dev/null 2>&1 || need+=(gcc libc6-dev)
@@ -24,11 +26,29 @@ command -v xmllint >/dev/null 2>&1 || need+=(libxml2-utils)
 # libtorch recommends OpenBLAS; --no-install-recommends would leave
 # PyTorch (and the torch executor) on the reference BLAS.
 [ -e /usr/lib/x86_64-linux-gnu/openblas-pthread/libblas.so.3 ] || [ "$(uname -m)" != x86_64 ] || need+=(libopenblas0-pthread)
+# ONNX Runtime: where ort.DefaultLibrary looks (os.UserCacheDir()/rxeq/ort/VERSION).
+ort_version=1.30.0
+ort_sha256=ffb75a925ba05e47b235bb66e3e3911714a80b328a9c9425539feb204aa32a23
+ort_lib="${XDG_CACHE_HOME:-$HOME/.cache}/rxeq/ort/$ort_version/libonnxruntime.so.1"
+[ -e "$ort_lib" ] || command -v npm >/dev/null 2>&1 || need+=(npm)
 if [ ${#need[@]} -gt 0 ]; then
   echo "== installing ${need[*]}"
   sudo=""
   [ "$(id -u)" = 0 ] || sudo=sudo
   $sudo apt-get -o DPkg::Lock::Timeout=600 update -qq
   DEBIAN_FRONTEND=noninteractive $sudo apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+fi
+if [ ! -e "$ort_lib" ]; then
+  echo "== fetching ONNX Runtime $ort_version (npm pack onnxruntime-node@$ort_version)"
+  ort_tmp=$(mktemp -d)
+  (cd "$ort_tmp" && npm pack --silent "onnxruntime-node@$ort_version" --pack-destination . >/dev/null &&
+    tar -xzf "onnxruntime-node-$ort_version.tgz" package/bin/napi-v6/linux/x64/libonnxruntime.so.1)
+  got=$(sha256sum "$ort_tmp/package/bin/napi-v6/linux/x64/libonnxruntime.so.1" | cut -d' ' -f1)
+  if [ "$got" != "$ort_sha256" ]; then
+    echo "libonnxruntime.so.1 of onnxruntime-node@$ort_version has sha256 $got, want $ort_sha256"; rm -rf "$ort_tmp"; exit 1
+  fi
+  mkdir -p "$(dirname "$ort_lib")"
+  mv "$ort_tmp/package/bin/napi-v6/linux/x64/libonnxruntime.so.1" "$ort_lib.tmp.$$" && mv "$ort_lib.tmp.$$" "$ort_lib"
+  rm -rf "$ort_tmp"
 fi
 export PATH="$PATH:/usr/local/go/bin:$(go env GOPATH 2>/dev/null || echo "$HOME/go")/bin"

@@ -441,6 +441,17 @@ type refRun struct {
 	err error
 }
 
+// skipError is the outcome of a case that a //rx:skip line of its
+// function leaves out: reported as skipped (it wraps
+// executor.ErrUnserved), with the line and its reason.
+type skipError struct{ skip program.Skip }
+
+func (e skipError) Error() string {
+	return fmt.Sprintf("skipped by //rx:skip at %s: %s", e.skip.Pos, e.skip.Reason)
+}
+
+func (skipError) Unwrap() error { return executor.ErrUnserved }
+
 // execRun is one executor's run of one case.
 type execRun struct {
 	out      executor.Outcome
@@ -482,6 +493,10 @@ func (r *runner) runGroup(ctx context.Context, g *group) {
 		}
 		p := r.prepared[g.file][ei]
 		if p == nil || p.err != nil {
+			continue
+		}
+		if sk, ok := g.fn.SkipFor(string(r.execs[ei].Name())); ok && ei != 0 {
+			runs[ei] = &execRun{err: skipError{sk}, finished: true}
 			continue
 		}
 		in := cloneInputs(inputs)

@@ -22,11 +22,11 @@ var scenarioName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]*$`)
 // fileDirectives and funcDirectives are every directive the language knows.
 var (
 	fileDirectives = []string{"scenario", "batches", "seed", "input", "tolerance", "expect-error"}
-	funcDirectives = []string{"lock", "lock-not"}
+	funcDirectives = []string{"lock", "lock-not", "skip"}
 )
 
 // checkDirectives reads every //rx: comment: function-level ones (lock,
-// lock-not) inside a function body, file-level ones elsewhere.
+// lock-not, skip) inside a function body, file-level ones elsewhere.
 func (c *checker) checkDirectives(f *ast.File, funcs []*ast.FuncDecl) {
 	seen := map[string]token.Position{}
 	c.inputNamed, c.inputPos = map[string]bool{}, map[string]token.Position{}
@@ -43,6 +43,10 @@ func (c *checker) checkDirectives(f *ast.File, funcs []*ast.FuncDecl) {
 			case contains(funcDirectives, name):
 				if owner == nil {
 					c.errorAt(pos, "//rx:%s must be written inside the body of the function it checks", name)
+					continue
+				}
+				if name == "skip" {
+					c.skipDirective(pos, args, owner.Name.Name)
 					continue
 				}
 				c.lockDirective(pos, name, args, owner.Name.Name)
@@ -106,6 +110,31 @@ func (c *checker) lockDirective(pos token.Position, name, args, fn string) {
 	}
 	if f := c.funcs[fn]; f != nil {
 		f.Locks = append(f.Locks, Lock{Kind: kind, Regexp: isRegexp, Text: text, Pos: pos})
+	}
+}
+
+// skipExecutor is what an executor name in //rx:skip looks like
+// (executor.ValidName's pattern).
+var skipExecutor = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_.-]{0,63}$`)
+
+// skipDirective reads //rx:skip EXECUTOR[,EXECUTOR…] "reason".
+func (c *checker) skipDirective(pos token.Position, args, fn string) {
+	list, reason, _ := strings.Cut(args, " ")
+	text, _, err := unquoteArg(strings.TrimSpace(reason))
+	if list == "" || err != nil || strings.TrimSpace(text) == "" {
+		c.errorAt(pos, "//rx:skip wants executor names and a non-empty quoted reason, like //rx:skip onnxruntime,onnxruntime-noopt \"ReduceMax ignores NaN\"")
+		return
+	}
+	var names []string
+	for _, n := range strings.Split(list, ",") {
+		if !skipExecutor.MatchString(n) || n == "oracle" {
+			c.errorAt(pos, "//rx:skip: %q is not an executor that can be skipped (a name like onnxruntime; never oracle, the reference)", n)
+			return
+		}
+		names = append(names, n)
+	}
+	if f := c.funcs[fn]; f != nil {
+		f.Skips = append(f.Skips, Skip{Executors: names, Reason: text, Pos: pos})
 	}
 }
 

@@ -85,9 +85,33 @@ type Func struct {
 	Results []*Var
 	Body    []Stmt
 	Locks   []Lock   // //rx:lock and //rx:lock-not inside the body, in order
+	Skips   []Skip   // //rx:skip inside the body, in order
 	Syms    []string // the free symbolic dimensions, in order of first appearance in Params
 
 	symPos map[string]token.Position // where each symbol first appears
+}
+
+// Skip is one //rx:skip EXECUTOR[,EXECUTOR…] "reason" line: the named
+// executors do not run the function, and each such case is reported as
+// skipped with the reason. It is how a scenario that hits a documented
+// difference of a framework stays in the catalog for every other
+// executor, visibly.
+type Skip struct {
+	Executors []string
+	Reason    string
+	Pos       token.Position
+}
+
+// SkipFor returns the //rx:skip line of f that names executor, if any.
+func (f *Func) SkipFor(executor string) (Skip, bool) {
+	for _, s := range f.Skips {
+		for _, e := range s.Executors {
+			if e == executor {
+				return s, true
+			}
+		}
+	}
+	return Skip{}, false
 }
 
 // ParamList returns the parameters as ir.BindInputs wants them.

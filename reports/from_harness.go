@@ -35,10 +35,16 @@ func FromResult(res *harness.Result, info RunInfo) *Report {
 		}
 	}
 	for _, p := range res.Preparations {
-		if p.Framework != "" {
-			r.Framework = p.Framework
-			break
+		if p.Framework == "" {
+			continue
 		}
+		if r.Framework == "" {
+			r.Framework = p.Framework
+		}
+		if r.Frameworks == nil {
+			r.Frameworks = map[string]string{}
+		}
+		r.Frameworks[string(p.Executor)] = p.Framework
 	}
 	for _, u := range res.Unavailable {
 		r.Unavailable = append(r.Unavailable, Unavailable{Executor: string(u.Executor), Reason: u.Reason})

@@ -187,6 +187,9 @@ func properties(r *Report, scenario string) []junitProperty {
 	if r.Framework != "" {
 		props = append(props, junitProperty{"framework", r.Framework})
 	}
+	for _, e := range sortedKeys(r.Frameworks) {
+		props = append(props, junitProperty{"framework." + e, r.Frameworks[e]})
+	}
 	for _, u := range r.Unavailable {
 		props = append(props, junitProperty{"unavailable." + u.Executor, u.Reason})
 	}
@@ -238,4 +241,14 @@ func junitTime(d float64) string {
 		d = 0
 	}
 	return strconv.FormatFloat(d, 'f', 3, 64)
+}
+
+// sortedKeys returns m's keys in order.
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
 }

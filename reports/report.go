@@ -33,6 +33,10 @@ type Report struct {
 	// Framework is the version of the framework behind the torch
 	// executor ("libtorch 1.13.0 (…)"), when it ran.
 	Framework string `json:"framework,omitempty"`
+	// Frameworks names the framework behind each executor that has one,
+	// by executor: torch's libtorch, and ONNX Runtime's version and graph
+	// optimization level for onnxruntime and onnxruntime-noopt.
+	Frameworks map[string]string `json:"frameworks,omitempty"`
 	// Unavailable lists default executors that did not run because this
 	// machine cannot run them (torch without libtorch), with the reason.
 	Unavailable []Unavailable `json:"unavailable,omitempty"`

@@ -52,7 +52,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&rf.junit, "junit", "", "write the JUnit XML report to `FILE`")
 	fs.StringVar(&rf.dump, "dump", "", "write every case's inputs and outputs as .npy files with a manifest.json under `DIR`")
 	fs.StringVar(&rf.inputs, "inputs", "", "read each parameter from a .npy file under `DIR` instead of generating it (see docs/inputs.md)")
-	fs.StringVar(&rf.backends, "backend", "", "comma-separated executors to report: oracle, fallback, native, torch and --executor names (default all; torch when libtorch is installed)")
+	fs.StringVar(&rf.backends, "backend", "", "comma-separated executors to report: oracle, fallback, native, torch, onnxruntime, onnxruntime-noopt and --executor names (default all but the onnxruntime ones; torch when libtorch is installed)")
 	fs.StringVar(&rf.backends, "executors", "", "the same as --backend (the name rxeq fuzz and reduce use)")
 	fs.StringVar(&rf.batches, "batch", "", "comma-separated batch sizes replacing each scenario's //rx:batches")
 	fs.StringVar(&rf.seed, "seed", "", "seed replacing each scenario's //rx:seed")
@@ -120,6 +120,28 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	return exitOK
 }
 
+// runNames are the executors `rxeq run` builds: nil (the defaults and
+// every --executor) unless --backend names a built-in executor that is
+// not a default one (onnxruntime, onnxruntime-noopt); then the defaults,
+// the --executor ones and those. --backend chooses what is reported, so
+// naming a default executor never drops the others from the run.
+func runNames(backends []executor.Name, externals executorSpecs) []executor.Name {
+	var extra []executor.Name
+	for _, b := range backends {
+		if b != executor.Oracle && builtin.IsBuiltin(b) && !slices.Contains(builtin.DefaultNames(), b) && !slices.Contains(extra, b) {
+			extra = append(extra, b)
+		}
+	}
+	if len(extra) == 0 {
+		return nil
+	}
+	names := builtin.DefaultNames()
+	for _, o := range externals {
+		names = append(names, executor.Name(o.Name))
+	}
+	return append(names, extra...)
+}
+
 // options turns the flags into runner options.
 func (rf runFlags) options() (harness.Options, error) {
 	var opts harness.Options
@@ -181,7 +203,7 @@ func (rf runFlags) options() (harness.Options, error) {
 	// restarts it: the case timeout gets a grace period on top.
 	cfg := builtin.Config{Mode: mode, CompileTimeout: rf.compileTimeout, TorchThreads: rf.torchThreads,
 		Isolate: rf.isolate, CallTimeout: rf.timeout}.FromEnv(os.Getenv)
-	sel, err := builtin.Select(nil, cfg, rf.external)
+	sel, err := builtin.Select(runNames(opts.Backends, rf.external), cfg, rf.external)
 	if err != nil {
 		return opts, err
 	}

@@ -34,6 +34,7 @@ import (
 	"github.com/rextio/rxeq/isolate"
 	"github.com/rextio/rxeq/native"
 	"github.com/rextio/rxeq/native/runtime"
+	"github.com/rextio/rxeq/onnx/ort"
 	"github.com/rextio/rxeq/oracle"
 )
 
@@ -87,6 +88,11 @@ type Config struct {
 	// Worker is the argv of isolated workers (nil: this binary's
 	// `rxeq worker`, isolate.Executor's default).
 	Worker []string
+	// ORTLib is the ONNX Runtime library of the onnxruntime and
+	// onnxruntime-noopt executors ("": ort.DefaultLibrary(), where
+	// ci/setup.sh puts it). Those executors always run in this process,
+	// also when Isolate is set.
+	ORTLib string
 }
 
 // The environment variables FromEnv reads.
@@ -98,13 +104,15 @@ const (
 	EnvProgramCC    = "RXEQ_PROGRAM_CC"
 	EnvISA          = "RXEQ_NATIVE_ISA"
 	EnvTorchRoot    = "RXEQ_TORCH_ROOT"
+	EnvORTLib       = "RXEQ_ORT_LIB"
 )
 
 // FromEnv returns c with every compiler and cache setting it leaves empty
 // read from the environment through getenv (os.Getenv): CC from $CC, CXX
 // from $CXX, CacheDir from $RXEQ_CACHE, RuntimeCacheDir from
 // $RXEQ_RUNTIME_CACHE, ProgramCC from $RXEQ_PROGRAM_CC, ISA from
-// $RXEQ_NATIVE_ISA and TorchRoot from $RXEQ_TORCH_ROOT. It is the one
+// $RXEQ_NATIVE_ISA, TorchRoot from $RXEQ_TORCH_ROOT and ORTLib from
+// $RXEQ_ORT_LIB. It is the one
 // place the executors' environment is read; the rxeq command and the
 // runner's default executors (harness.Options with no Executors) apply it,
 // and a library user calls it to honour the same variables.
@@ -121,6 +129,7 @@ func (c Config) FromEnv(getenv func(string) string) Config {
 	fill(&c.ProgramCC, EnvProgramCC)
 	fill(&c.ISA, EnvISA)
 	fill(&c.TorchRoot, EnvTorchRoot)
+	fill(&c.ORTLib, EnvORTLib)
 	return c
 }
 
@@ -151,8 +160,20 @@ func registry() []entry {
 		{executor.Fallback, func(Config) executor.Executor { return fallback.Executor{} }, nil},
 		{executor.Native, compiled(executor.Native), func(Config) error { return native.Available() }},
 		{executor.Torch, compiled(executor.Torch), availableTorch},
+		{executor.ONNXRuntime, onnxRuntime(ort.Optimize), availableORT},
+		{executor.ONNXRuntimeNoOpt, onnxRuntime(ort.NoOptimize), availableORT},
 	}
 }
+
+// onnxRuntime builds an ONNX Runtime executor at optimization level l.
+func onnxRuntime(l ort.Level) func(Config) executor.Executor {
+	return func(c Config) executor.Executor { return ort.Executor{Library: c.ORTLib, Level: l} }
+}
+
+// availableORT is why the ONNX Runtime executors cannot run: no cgo, no
+// library at c.ORTLib (or where ci/setup.sh puts it), or a library that
+// is not ONNX Runtime 1.30 (the text says how to install it).
+func availableORT(c Config) error { return ort.Executor{Library: c.ORTLib}.Available() }
 
 // compiled builds the native or torch executor, in process or in workers.
 func compiled(rt executor.Name) func(Config) executor.Executor {

@@ -23,7 +23,7 @@ const Module = "github.com/rextio/rxeq"
 // in the same form.
 func Forbidden() map[string][]string {
 	above := []string{"harness/...", "fuzz/...", "executor/builtin", "reports/...", "rxginkgo/...", "selftest/...", "cmd/..."}
-	engines := []string{"oracle/...", "fallback/...", "native/...", "isolate/...", "external/...", "internal/subproc/..."}
+	engines := []string{"oracle/...", "fallback/...", "native/...", "onnx/...", "isolate/...", "external/...", "internal/subproc/..."}
 	leaf := append(append([]string{}, above...), engines...)
 	return map[string][]string{
 		"executor":    leaf,
@@ -35,6 +35,7 @@ func Forbidden() map[string][]string {
 		"oracle/...":           above,
 		"fallback/...":         above,
 		"native/...":           above,
+		"onnx/...":             above,
 		"isolate/...":          above,
 		"external/...":         above,
 		"internal/subproc/...": above,

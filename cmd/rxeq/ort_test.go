@@ -1,0 +1,51 @@
+//go:build cgo
+
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/rextio/rxeq/executor/builtin"
+	"github.com/rextio/rxeq/onnx/ort"
+)
+
+var _ = Describe("the ONNX Runtime executors", Label("e2e"), func() {
+	It("without the library: naming them exits 2 with the reason and how to install it", func() {
+		GinkgoT().Setenv(builtin.EnvORTLib, filepath.Join(GinkgoT().TempDir(), "libonnxruntime.so.1"))
+		code, out, errOut := rxeq("run", "--backend", "oracle,onnxruntime", "reference-scoring")
+		Expect(code).To(Equal(2))
+		Expect(out).To(BeEmpty())
+		Expect(errOut).To(ContainSubstring("rxeq run: --backend onnxruntime: ONNX Runtime unavailable: no ONNX Runtime library at "))
+		Expect(errOut).To(ContainSubstring("npm pack onnxruntime-node@1.30.0"))
+		code, _, errOut = rxeq("fuzz", "--executors", "oracle,onnxruntime-noopt", "--count", "1")
+		Expect(code).To(Equal(2))
+		Expect(errOut).To(ContainSubstring("onnxruntime-noopt: ONNX Runtime unavailable"))
+	})
+
+	It("with the library: run the reference scenario and name ONNX Runtime in the report", func() {
+		if _, err := ort.Find(os.Getenv(builtin.EnvORTLib)); err != nil {
+			if os.Getenv("RXEQ_REQUIRE_ORT") != "" {
+				Fail(err.Error())
+			}
+			Skip(err.Error())
+		}
+		jsonPath := filepath.Join(GinkgoT().TempDir(), "r.json")
+		code, out, errOut := rxeq("run", "--backend", "oracle,onnxruntime,onnxruntime-noopt", "--json", jsonPath, "reference-scoring")
+		Expect(code).To(Equal(0), out+errOut)
+		data, err := os.ReadFile(jsonPath)
+		Expect(err).NotTo(HaveOccurred())
+		var rep struct {
+			Frameworks map[string]string `json:"frameworks"`
+		}
+		Expect(json.Unmarshal(data, &rep)).To(Succeed())
+		Expect(rep.Frameworks).To(Equal(map[string]string{
+			"onnxruntime":       "ONNX Runtime 1.30.0, graph optimization all (ORT_ENABLE_ALL)",
+			"onnxruntime-noopt": "ONNX Runtime 1.30.0, graph optimization none (ORT_DISABLE_ALL)",
+		}))
+	})
+})
