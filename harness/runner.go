@@ -161,9 +161,14 @@ func newRunner(files []*program.File, opts Options) (*runner, error) {
 	for _, e := range r.execs {
 		r.report = append(r.report, len(opts.Backends) == 0 || slices.Contains(opts.Backends, e.Name()))
 	}
-	for _, b := range opts.Batches {
+	for i, b := range opts.Batches {
 		if b <= 0 || b > MaxBatch {
 			return nil, fmt.Errorf("%w: batch %d: want 1 to %d (the limit of //rx:batches)", ErrOptions, b, MaxBatch)
+		}
+		if slices.Contains(opts.Batches[:i], b) {
+			// Two groups of one name: their cases, dumps and report
+			// entries could not be told apart.
+			return nil, fmt.Errorf("%w: batch %d is given twice", ErrOptions, b)
 		}
 	}
 	limit := opts.MaxMemory
@@ -292,11 +297,15 @@ func (r *runner) inputs(g *group) (map[string]*tensor.Tensor, map[string]string,
 		in, err := GenerateInputs(f, g.fn, g.batch, r.seed(f), r.opts.Dims)
 		return in, nil, err
 	}
-	in, err := generateInputs(f, g.fn, g.batch, r.seed(f), g.replay.dims, g.replay.tensors)
+	read, err := g.replay.read()
 	if err != nil {
 		return nil, nil, err
 	}
-	maps.Copy(in, g.replay.tensors)
+	in, err := generateInputs(f, g.fn, g.batch, r.seed(f), g.replay.dims, read)
+	if err != nil {
+		return nil, nil, err
+	}
+	maps.Copy(in, read)
 	return in, g.replay.files, nil
 }
 
@@ -466,7 +475,10 @@ func (r *runner) runGroup(ctx context.Context, g *group) {
 	g.gen = time.Since(t0)
 	if err != nil {
 		for i := range cases {
-			cases[i].Status, cases[i].Message = StatusError, "generating inputs: "+err.Error()
+			cases[i].Status, cases[i].Message = StatusError, err.Error()
+			if g.replay == nil {
+				cases[i].Message = "generating inputs: " + err.Error()
+			}
 		}
 		g.cases = cases
 		return
