@@ -121,6 +121,12 @@ func Start(cfg Config) (*Process, error) {
 		return nil, err
 	}
 	go func() {
+		// The moment the leader exits, before it is reaped, its group is
+		// killed: whatever it started (and left running when it crashed,
+		// or started while it handled its last message) goes with it.
+		if waitExited(p.cmd.Process.Pid) {
+			_ = killGroup(p.cmd.Process.Pid)
+		}
 		_ = p.cmd.Wait()
 		p.state = p.cmd.ProcessState
 		close(p.done)
@@ -188,7 +194,7 @@ func (p *Process) Exchange(ctx context.Context, timeout time.Duration, while str
 		if err == nil {
 			return nil
 		}
-		return p.failure(while, err)
+		return p.failure(while, err, send != nil)
 	case <-ctx.Done():
 		p.Kill()
 		<-errc
@@ -220,12 +226,20 @@ func waiting(while string) string {
 // failure explains a failed send or receive: garbage the codec saw is a
 // protocol violation; a closed pipe is a crash when the process has
 // exited (or exits within a moment) and a protocol violation otherwise.
-func (p *Process) failure(while string, ioErr error) error {
+// sent says a request was sent: when the process exited without reading
+// it (the write found the pipe closed, or bytes of it are still in the
+// pipe), the crash error also wraps ErrUndelivered.
+func (p *Process) failure(while string, ioErr error, sent bool) error {
 	if !errors.Is(ioErr, executor.ErrProtocol) {
 		select {
 		case <-p.done:
+			undelivered := sent && (errors.Is(ioErr, syscall.EPIPE) || unread(p.stdin) > 0)
 			p.Kill() // close our pipe ends
-			return p.processError(p.cfg.Crashed, while, p.exit)
+			err := p.processError(p.cfg.Crashed, while, p.exit)
+			if undelivered {
+				return &undeliveredError{err}
+			}
+			return err
 		case <-time.After(exitWait):
 		}
 	}
@@ -237,6 +251,23 @@ func (p *Process) failure(while string, ioErr error) error {
 		}
 	})
 }
+
+// ErrUndelivered: the process exited before it read the request of an
+// Exchange, so the request played no part in its end. The error of such
+// an Exchange wraps it beside the crash; a caller may start a new process
+// and send the request again.
+var ErrUndelivered = errors.New("the process exited before it read the request")
+
+// undeliveredError is a crash error that also wraps ErrUndelivered; its
+// text is the crash's.
+type undeliveredError struct{ error }
+
+func (e *undeliveredError) Unwrap() []error { return []error{e.error, ErrUndelivered} }
+
+// Pending returns how many bytes the process has written to its stdout
+// that the parent has not read yet (as far as the system can tell: 0
+// outside Linux). Bytes buffered by the caller's reader are not counted.
+func (p *Process) Pending() int { return unread(p.stdout) }
 
 // processError returns a ProcessError of kind, filled in by set.
 func (p *Process) processError(kind error, while string, set func(*executor.ProcessError)) error {
@@ -262,11 +293,13 @@ func (p *Process) exit(e *executor.ProcessError) {
 }
 
 // Kill kills the process group, closes the parent's pipe ends (unblocking
-// any reader or writer) and waits until the process is reaped.
+// any reader or writer) and waits until the process is reaped. (On Linux
+// the group of a process that exits by itself is killed as it exits,
+// before it is reaped.)
 func (p *Process) Kill() {
 	p.killed.Do(func() {
 		select {
-		case <-p.done: // reaped: its pid (and group id) may be reused
+		case <-p.done: // reaped (its group killed then): its pid may be reused
 		default:
 			_ = killGroup(p.cmd.Process.Pid)
 			_ = p.cmd.Process.Kill()
