@@ -56,6 +56,7 @@ const (
 //	stray     print a line right after the answer's frame
 //	forkcrash start `sleep 300` (its pid into $RXEQ_FAKE_PIDFILE), exit 3
 //	forkclose on close, start `sleep 300` (pid as above), then exit 0
+//	forkstay  start `sleep 300` (pid as above), then behave
 //	nohello   never send the hello
 //
 // It returns the process's exit status.
@@ -157,6 +158,8 @@ func ServeFakeExecutor(mode string) int {
 			case "forkcrash":
 				startSleeper()
 				os.Exit(3)
+			case "forkstay":
+				startSleeper()
 			case "bigclaim", "manydims":
 				shape := []int{268435456}
 				if mode == "manydims" {

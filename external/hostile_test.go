@@ -1,9 +1,11 @@
 package external_test
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strconv"
@@ -141,3 +143,71 @@ func lowered(f *program.File) *ir.Program {
 	ExpectWithOffset(1, err).NotTo(HaveOccurred())
 	return p
 }
+
+// parentEnv makes the test binary a parent of an external executor (see
+// serveParent); its value is the pid file of the fake's sleeper.
+const parentEnv = "RXEQ_TEST_EXTERNAL_PARENT"
+
+// serveParent runs one call on the fake executor in mode forkstay (which
+// starts a sleeper and keeps serving), says "ready" and waits to be
+// killed.
+func serveParent(pidFile string) int {
+	self, err := os.Executable()
+	if err != nil {
+		return 2
+	}
+	e, err := external.New(external.Options{Name: "fake", Command: []string{self},
+		Env: []string{external.FakeExecutorEnv + "=forkstay", external.FakeBadFuncEnv + "=sq", external.FakePidFileEnv + "=" + pidFile}})
+	if err != nil {
+		return 2
+	}
+	f := tinyFile()
+	p, err := program.Lower(f)
+	if err != nil {
+		return 2
+	}
+	pr, err := e.Prepare(context.Background(), f, p)
+	if err != nil {
+		return 2
+	}
+	in, err := harness.GenerateInputs(f, f.Func("sq"), 2, 7, nil)
+	if err != nil {
+		return 2
+	}
+	if _, err := pr.Run(context.Background(), "sq", in); err != nil {
+		return 2
+	}
+	os.Stdout.WriteString("ready\n")
+	select {}
+}
+
+var _ = Describe("an external executor's children", func() {
+	It("die with rxeq even when it is killed with SIGKILL", func() {
+		pidFile := filepath.Join(GinkgoT().TempDir(), "pid")
+		self, err := os.Executable()
+		Expect(err).NotTo(HaveOccurred())
+		parent := exec.Command(self)
+		parent.Env = append(os.Environ(), parentEnv+"="+pidFile)
+		out, err := parent.StdoutPipe()
+		Expect(err).NotTo(HaveOccurred())
+		Expect(parent.Start()).To(Succeed())
+		line, err := bufio.NewReader(out).ReadString('\n')
+		Expect(err).NotTo(HaveOccurred())
+		Expect(line).To(Equal("ready\n"))
+		pid := pidIn(pidFile)
+		Expect(alive(pid)).To(BeTrue())
+		Expect(parent.Process.Kill()).To(Succeed())
+		_ = parent.Wait()
+		Eventually(func() bool { return alive(pid) }, 5*time.Second).Should(BeFalse(), "sleep %d outlived the killed rxeq", pid)
+	})
+
+	It("still report a crash by signal as that signal under the guard", func() {
+		e, err := external.New(external.Options{Name: "sh", Command: []string{"/bin/sh", "-c", "kill -SEGV $$"}})
+		Expect(err).NotTo(HaveOccurred())
+		DeferCleanup(e.Close)
+		f := tinyFile()
+		_, err = e.Prepare(context.Background(), f, lowered(f))
+		Expect(err).To(MatchError(executor.ErrStart))
+		Expect(err.Error()).To(ContainSubstring("signal SIGSEGV"))
+	})
+})

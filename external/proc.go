@@ -28,7 +28,7 @@ type extProc struct {
 
 // startExtProc starts argv and reads its hello within timeout.
 func startExtProc(ctx context.Context, name string, argv, env []string, dir string, timeout time.Duration, maxPayload int64) (*extProc, error) {
-	proc, err := subproc.Start(subproc.Config{Argv: argv, Env: env, Dir: dir, Executor: executor.Name(name), External: true,
+	proc, err := subproc.Start(subproc.Config{Argv: argv, Env: env, Dir: dir, Executor: executor.Name(name), External: true, Guard: true,
 		Crashed: ErrCrashed, TimedOut: ErrTimedOut, Protocol: ErrProtocol})
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: %v", ErrStart, name, err)

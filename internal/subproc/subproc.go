@@ -21,6 +21,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -43,6 +44,12 @@ type Config struct {
 	// signal its runtime reports ("SIGSEGV: segmentation violation", then
 	// exit status 2) is taken as what it died of.
 	GoChild bool
+	// Guard runs the command under a Guard shell (its process group's
+	// leader), so that what the command starts dies with it even when
+	// rxeq is killed with SIGKILL (on Linux). The command's death by
+	// signal N then reads as the guard's exit status 128 + N, and is
+	// reported as that signal.
+	Guard bool
 	// Executor names the executor whose code the process runs, in error
 	// texts.
 	Executor executor.Name
@@ -89,6 +96,19 @@ func Start(cfg Config) (*Process, error) {
 	if cfg.Protocol == nil {
 		cfg.Protocol = executor.ErrProtocol
 	}
+	argv := cfg.Argv
+	if cfg.Guard {
+		// Found as exec.Command finds it (this process's PATH), so that
+		// a missing command is Start's error, as without the guard.
+		path := argv[0]
+		if !strings.Contains(path, "/") {
+			var err error
+			if path, err = exec.LookPath(path); err != nil {
+				return nil, err
+			}
+		}
+		argv = Guard(append([]string{path}, argv[1:]...))
+	}
 	inR, inW, err := os.Pipe()
 	if err != nil {
 		return nil, err
@@ -102,7 +122,7 @@ func Start(cfg Config) (*Process, error) {
 	growPipe(inW)
 	growPipe(outR)
 	p := &Process{cfg: cfg, stdin: inW, stdout: outR, stderr: NewTail(4096, cfg.GoChild), done: make(chan struct{})}
-	p.cmd = exec.Command(cfg.Argv[0], cfg.Argv[1:]...)
+	p.cmd = exec.Command(argv[0], argv[1:]...)
 	p.cmd.Env = os.Environ()
 	if cfg.GoChild && os.Getenv("GOTRACEBACK") == "" {
 		p.cmd.Env = append(p.cmd.Env, "GOTRACEBACK=none")
@@ -111,6 +131,9 @@ func Start(cfg Config) (*Process, error) {
 	p.cmd.Dir = cfg.Dir
 	p.cmd.Stdin, p.cmd.Stdout, p.cmd.Stderr = inR, outW, p.stderr
 	p.cmd.SysProcAttr = sysProcAttr()
+	if cfg.Guard {
+		p.cmd.SysProcAttr = GuardProcAttr()
+	}
 	p.cmd.WaitDelay = 2 * time.Second // stderr held open by a stray grandchild
 	err = p.cmd.Start()
 	inR.Close()
@@ -287,6 +310,10 @@ func (p *Process) exit(e *executor.ProcessError) {
 	}
 	if sig := p.stderr.FatalSignal(); sig != "" && st.ExitCode() == 2 {
 		e.Signal = sig
+		return
+	}
+	if code := st.ExitCode(); p.cfg.Guard && code > 128 && code < 128+65 {
+		e.Signal = signame.Name(syscall.Signal(code - 128)) // the guard's report of its command's death
 		return
 	}
 	e.ExitCode = st.ExitCode()
