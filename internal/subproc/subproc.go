@@ -21,6 +21,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
@@ -104,6 +105,14 @@ func Start(cfg Config) (*Process, error) {
 		if !strings.Contains(path, "/") {
 			var err error
 			if path, err = exec.LookPath(path); err != nil {
+				return nil, err
+			}
+		} else {
+			at := path
+			if !filepath.IsAbs(at) && cfg.Dir != "" {
+				at = filepath.Join(cfg.Dir, at)
+			}
+			if _, err := exec.LookPath(at); err != nil {
 				return nil, err
 			}
 		}

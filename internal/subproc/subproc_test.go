@@ -358,3 +358,23 @@ var _ = Describe("a process that exits between messages", func() {
 		Expect(errors.Is(err, subproc.ErrUndelivered)).To(BeFalse(), "%v", err)
 	})
 })
+
+var _ = Describe("a guarded process", func() {
+	It("fails to start, as an unguarded one, when its command does not exist", func() {
+		for _, argv0 := range []string{"/nonexistent/exec", "rxeq-no-such-command"} {
+			_, err := subproc.Start(subproc.Config{Argv: []string{argv0}, Executor: "t", Guard: true})
+			Expect(err).To(HaveOccurred(), argv0)
+			Expect(err.Error()).To(ContainSubstring(argv0))
+		}
+	})
+
+	It("answers through the caller's codec, and its group goes with it", func() {
+		c := start("forkexit", subproc.Config{Guard: true})
+		got, err := c.call(context.Background(), 5*time.Second, "start")
+		Expect(err).NotTo(HaveOccurred())
+		grandchild, err := strconv.Atoi(got)
+		Expect(err).NotTo(HaveOccurred(), got)
+		Eventually(c.Done(), eventually).Should(BeClosed())
+		Eventually(func() bool { return gone(grandchild) }, eventually).Should(BeTrue())
+	})
+})
