@@ -74,7 +74,8 @@ type Options struct {
 	// negative no bound (the context still applies).
 	Timeout time.Duration
 	// StartTimeout bounds the start until the hello; 0 means
-	// DefaultStartTimeout.
+	// DefaultStartTimeout, or Timeout when that is positive and shorter
+	// (so `rxeq run --timeout 2s` bounds the hello by 2s too).
 	StartTimeout time.Duration
 	// MaxPayload bounds the tensor bytes of one message from the
 	// executor; 0 means 4 GiB.
@@ -210,6 +211,9 @@ func New(opts Options) (*Executor, error) {
 	}
 	if opts.StartTimeout <= 0 {
 		opts.StartTimeout = DefaultStartTimeout
+		if opts.Timeout > 0 {
+			opts.StartTimeout = min(opts.StartTimeout, opts.Timeout)
+		}
 	}
 	if opts.MaxPayload <= 0 {
 		opts.MaxPayload = defaultMaxPayload
@@ -305,6 +309,12 @@ func (e *Executor) call(ctx context.Context, name string, fn func(context.Contex
 	}
 	defer turn.Leave()
 	err = e.callIn(ctx, fn, prog)
+	if errors.Is(err, subproc.ErrUndelivered) && ctx.Err() == nil {
+		// The process exited between messages, before it read this
+		// call's request: the call played no part in it. It goes to a
+		// new process, once.
+		err = e.callIn(ctx, fn, prog)
+	}
 	switch {
 	case err == nil:
 	case errors.Is(err, ErrStart) && ctx.Err() != nil:
@@ -330,8 +340,10 @@ func (e *Executor) callIn(ctx context.Context, fn func(context.Context, *extProc
 	if msg == nil {
 		return fmt.Errorf("%w: %s: program %d was closed", executor.ErrExecutor, e.Name(), prog)
 	}
-	if proc != nil && !proc.Alive() {
-		proc.Kill()
+	if proc != nil && (!proc.Alive() || proc.dirty()) {
+		// Gone, or it wrote after its last answer: a request would be
+		// answered by those bytes. Neither is this call's doing.
+		e.drop(proc)
 		proc = nil
 	}
 	if proc == nil {
@@ -377,7 +389,7 @@ func (e *Executor) prepareIn(ctx context.Context, proc *extProc, msg *prepareMsg
 	proc.nextID++
 	msg.ID = proc.nextID
 	what := "the answer to prepare " + msg.File
-	m, err := proc.exchange(ctx, e.opts.Timeout, what, func(w *bufio.Writer) error { return writeFrame(w, msg) })
+	m, err := proc.exchange(ctx, e.opts.Timeout, what, nil, func(w *bufio.Writer) error { return writeFrame(w, msg) })
 	if err == nil {
 		err = checkAnswer(proc, m, msg.ID, what, msgReady)
 	}
@@ -504,11 +516,15 @@ func (p *prepared) Run(ctx context.Context, fn string, inputs map[string]*tensor
 		shape := append([]int{}, t.Shape...) // a scalar's is [], not null
 		msg.Tensors = append(msg.Tensors, wireTensor{Name: prm.Name, DType: t.DType.String(), Shape: shape, NBytes: int64(len(b))})
 	}
+	want := map[string]wantTensor{}
+	for _, r := range pf.Results {
+		want[r.Name] = wantTensor{dtype: r.Type.DType.String(), shape: ir.Concrete(r.Type.Shape, env)}
+	}
 	err = p.e.call(ctx, callName(ctx, fn), func(ctx context.Context, proc *extProc) error {
 		proc.nextID++
 		msg.ID = proc.nextID
 		what := "the result of " + fn
-		m, err := proc.exchange(ctx, p.e.opts.Timeout, what, func(w *bufio.Writer) error { return writeFrame(w, msg, payloads...) })
+		m, err := proc.exchange(ctx, p.e.opts.Timeout, what, want, func(w *bufio.Writer) error { return writeFrame(w, msg, payloads...) })
 		if err == nil {
 			err = checkAnswer(proc, m, msg.ID, what, msgResult)
 		}
@@ -523,6 +539,9 @@ func (p *prepared) Run(ctx context.Context, fn string, inputs map[string]*tensor
 			return remoteError(name, fn, m)
 		}
 		out.Outputs, err = checkOutputs(name, pf, env, m)
+		if m.unread {
+			p.e.drop(proc) // the payloads it announced were not read
+		}
 		return err
 	}, p.id)
 	return out, err
@@ -575,7 +594,7 @@ func checkOutputs(name string, pf *program.Func, env map[string]int64, m *inMsg)
 		}
 		wt, t := m.Tensors[i], m.decoded[i]
 		if wt.DType != r.Type.DType.String() || !slices.Equal(wt.Shape, want) {
-			problems = append(problems, fmt.Sprintf("output %s is %s %v, want %s", r.Name, wt.DType, wt.Shape, wantType))
+			problems = append(problems, fmt.Sprintf("output %s is %s %s, want %s", r.Name, wt.DType, shapeText(wt.Shape), wantType))
 			continue
 		}
 		outs[r.Name] = t

@@ -2,6 +2,7 @@ package external
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -9,6 +10,8 @@ import (
 	"hash/crc32"
 	"io"
 	"os"
+	"os/exec"
+	"strconv"
 	"time"
 
 	"github.com/rextio/rxeq/fallback"
@@ -46,6 +49,15 @@ const (
 //	refuse    declare the function unserved in ready, with a reason
 //	oldproto  greet with another protocol version
 //	error     fail with an unclassified error text
+//	bigclaim  answer with a header claiming y as float32 [268435456]
+//	          (1 GiB), send none of it and exit
+//	manydims  answer with a header giving y 3,000,000 dimensions
+//	exitafter exit with status 0 after every answer (between messages)
+//	stray     print a line right after the answer's frame
+//	forkcrash start `sleep 300` (its pid into $RXEQ_FAKE_PIDFILE), exit 3
+//	forkclose on close, start `sleep 300` (pid as above), then exit 0
+//	forkstay  start `sleep 300` (pid as above), then behave
+//	nohello   never send the hello
 //
 // It returns the process's exit status.
 func ServeFakeExecutor(mode string) int {
@@ -55,6 +67,9 @@ func ServeFakeExecutor(mode string) int {
 	proto := Protocol
 	if mode == "oldproto" {
 		proto = "rxeq.executor/v0"
+	}
+	if mode == "nohello" {
+		time.Sleep(time.Hour)
 	}
 	hello := map[string]any{"type": msgHello, "protocol": proto, "name": "fake-" + mode}
 	if mode == "unserved" {
@@ -87,6 +102,9 @@ func ServeFakeExecutor(mode string) int {
 		}
 		switch raw.Type {
 		case msgClose:
+			if mode == "forkclose" {
+				startSleeper()
+			}
 			return 0
 		case msgRelease:
 			delete(progs, raw.Program)
@@ -137,6 +155,23 @@ func ServeFakeExecutor(mode string) int {
 				os.Exit(3)
 			case "hang":
 				time.Sleep(time.Hour)
+			case "forkcrash":
+				startSleeper()
+				os.Exit(3)
+			case "forkstay":
+				startSleeper()
+			case "bigclaim", "manydims":
+				shape := []int{268435456}
+				if mode == "manydims" {
+					shape = make([]int, 3_000_000)
+				}
+				sums := map[string]uint32{}
+				for _, t := range tensors {
+					sums[t.name] = crc32.ChecksumIEEE(leBytes(t.t))
+				}
+				_ = writeFrame(out, map[string]any{"type": msgResult, "id": raw.ID, "input_crc32": sums,
+					"tensors": []wireTensor{{Name: "y", DType: "float32", Shape: shape, NBytes: 1 << 30}}})
+				os.Exit(0)
 			case "garbage":
 				fmt.Fprintln(out, "debug: running", raw.Function)
 			case "mutate":
@@ -198,10 +233,37 @@ func ServeFakeExecutor(mode string) int {
 				delete(reply, "input_crc32")
 			}
 		}
+		if misbehave && mode == "stray" {
+			// The frame and a line after it, in one write.
+			var buf bytes.Buffer
+			_ = writeFrame(bufio.NewWriter(&buf), reply, payloads...)
+			buf.WriteString("debug: done\n")
+			_, _ = out.Write(buf.Bytes())
+			_ = out.Flush()
+			continue
+		}
 		if err := writeFrame(out, reply, payloads...); err != nil {
 			return 2
 		}
+		if mode == "exitafter" {
+			return 0
+		}
 	}
+}
+
+// FakePidFileEnv names the file into which the fake executor writes the
+// pid of the process it starts in the fork modes.
+const FakePidFileEnv = "RXEQ_FAKE_PIDFILE"
+
+// startSleeper starts `sleep 300` in the fake's process group and writes
+// its pid to $RXEQ_FAKE_PIDFILE.
+func startSleeper() {
+	cmd := exec.Command("sleep", "300")
+	if err := cmd.Start(); err != nil {
+		fmt.Fprintln(os.Stderr, "fake executor:", err)
+		return
+	}
+	_ = os.WriteFile(os.Getenv(FakePidFileEnv), []byte(strconv.Itoa(cmd.Process.Pid)), 0o600)
 }
 
 func widen(t *tensor.Tensor) *tensor.Tensor {
@@ -220,7 +282,7 @@ type fakeTensor struct {
 // readFakeFrame reads a frame with the package's own reader and decodes
 // its header into v too.
 func readFakeFrame(r *bufio.Reader, v any) ([]fakeTensor, error) {
-	m, err := readFrame(r, defaultMaxPayload)
+	m, err := readFrame(r, defaultMaxPayload, nil)
 	if err != nil {
 		return nil, err
 	}

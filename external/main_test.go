@@ -14,5 +14,8 @@ func TestMain(m *testing.M) {
 	if mode := os.Getenv(external.FakeExecutorEnv); mode != "" {
 		os.Exit(external.ServeFakeExecutor(mode))
 	}
+	if pidFile := os.Getenv(parentEnv); pidFile != "" {
+		os.Exit(serveParent(pidFile))
+	}
 	os.Exit(m.Run())
 }

@@ -9,7 +9,9 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"unicode"
+	"unicode/utf8"
 	"unsafe"
 
 	"github.com/rextio/rxeq/executor"
@@ -132,6 +134,29 @@ type inMsg struct {
 	// decoded holds the result's tensors (nil entries for dtypes rxeq
 	// does not know, whose bytes were skipped), parallel to Tensors.
 	decoded []*tensor.Tensor
+	// unread says the tensors' bytes were left unread (all decoded
+	// entries nil) because the header listed tensors other than the
+	// expected ones: the stream is out of step and the process must go.
+	unread bool
+}
+
+// wantTensor is the dtype and shape of an output that a result must have.
+type wantTensor struct {
+	dtype string
+	shape []int
+}
+
+// maxWireRank bounds the rank of a tensor in a frame: rxeq's tensors
+// have rank 4 at most, so a longer shape is garbage, refused before it is
+// quoted or sized.
+const maxWireRank = 64
+
+// shapeText prints a shape for messages, cut after a few dimensions.
+func shapeText(shape []int) string {
+	if len(shape) <= 8 {
+		return fmt.Sprint(shape)
+	}
+	return fmt.Sprintf("%v… (%d dimensions)", shape[:8], len(shape))
 }
 
 // protocolError is a message that breaks the protocol: its text says how.
@@ -261,7 +286,14 @@ func writeFrame(w *bufio.Writer, header any, payloads ...[]byte) error {
 // readFrame reads one message: its header and, for tensors it lists, their
 // payloads (at most maxPayload bytes in all). A malformed frame is a
 // *protocolError; an I/O error (EOF included) is returned as it is.
-func readFrame(r *bufio.Reader, maxPayload int64) (*inMsg, error) {
+//
+// want, when not nil, is what a result must hold: each output's dtype and
+// shape, by name, known from the run request before anything is read. A
+// result whose header lists anything else (another name, dtype or shape)
+// is returned with its payloads unread (inMsg.unread), so a header
+// claiming gigabytes costs nothing; the caller reports the wrong outputs
+// from the header and drops the process.
+func readFrame(r *bufio.Reader, maxPayload int64, want map[string]wantTensor) (*inMsg, error) {
 	var n [4]byte
 	if _, err := io.ReadFull(r, n[:]); err != nil {
 		return nil, err
@@ -297,6 +329,9 @@ func readFrame(r *bufio.Reader, maxPayload int64) (*inMsg, error) {
 		if total > maxPayload {
 			return nil, violation("the tensors of one message add up to more than %d bytes", maxPayload)
 		}
+		if len(t.Shape) > maxWireRank {
+			return nil, violation("tensor %q has a shape of %d dimensions (the limit is %d)", t.Name, len(t.Shape), maxWireRank)
+		}
 		dt, known := dtypeNames[t.DType]
 		if !known {
 			continue
@@ -304,18 +339,26 @@ func readFrame(r *bufio.Reader, maxPayload int64) (*inMsg, error) {
 		elems := int64(1)
 		for _, d := range t.Shape {
 			if d < 0 {
-				return nil, violation("tensor %q has a negative dimension in shape %v", t.Name, t.Shape)
+				return nil, violation("tensor %q has a negative dimension in shape %s", t.Name, shapeText(t.Shape))
 			}
 			if d > 0 && elems > math.MaxInt64/int64(d) {
-				return nil, violation("tensor %q has shape %v, too large", t.Name, t.Shape)
+				return nil, violation("tensor %q has shape %s, too large", t.Name, shapeText(t.Shape))
 			}
 			elems *= int64(d)
 		}
 		if want := elems * int64(itemSize(dt)); elems > maxPayload || want != t.NBytes {
-			return nil, violation("tensor %q: %s shape %v takes %d bytes, the header says nbytes %d", t.Name, t.DType, t.Shape, elems*int64(itemSize(dt)), t.NBytes)
+			return nil, violation("tensor %q: %s shape %s takes %d bytes, the header says nbytes %d", t.Name, t.DType, shapeText(t.Shape), elems*int64(itemSize(dt)), t.NBytes)
 		}
 	}
 	m.decoded = make([]*tensor.Tensor, len(m.Tensors))
+	if want != nil && m.Type == msgResult {
+		for _, t := range m.Tensors {
+			if w, ok := want[t.Name]; !ok || w.dtype != t.DType || !slices.Equal(w.shape, t.Shape) {
+				m.unread = true
+				return &m, nil
+			}
+		}
+	}
 	for i, t := range m.Tensors {
 		dt, known := dtypeNames[t.DType]
 		if !known {
@@ -357,7 +400,7 @@ func quoteBytes(b []byte) string {
 }
 
 func printable(b []byte) bool {
-	if len(b) == 0 {
+	if len(b) == 0 || !utf8.Valid(b) {
 		return false
 	}
 	for _, c := range string(b) {

@@ -24,7 +24,7 @@ func frame(header string, payload ...byte) []byte {
 }
 
 func readOne(b []byte) (*inMsg, error) {
-	return readFrame(bufio.NewReader(bytes.NewReader(b)), 1<<20)
+	return readFrame(bufio.NewReader(bytes.NewReader(b)), 1<<20, nil)
 }
 
 var _ = Describe("the executor protocol's frames", func() {
@@ -61,6 +61,7 @@ var _ = Describe("the executor protocol's frames", func() {
 			Expect(err.Error()).To(ContainSubstring(want))
 		},
 		Entry("text", []byte("hello world\n"), `garbage on stdout: text "hello world\n" is not a frame (a header length of 1819043176 bytes; the limit is 16777216). Is something printing to stdout?`),
+		Entry("bytes that are not UTF-8", []byte{0xff, 0xff, 0xff, 0xff}, `garbage on stdout: bytes "\xff\xff\xff\xff" is not a frame`),
 		Entry("a zero length", []byte{0, 0, 0, 0, '{'}, `bytes "\x00\x00\x00\x00{" is not a frame (a header length of 0 bytes`),
 		Entry("not JSON", frame("hi there"), "is not a JSON message"),
 		Entry("two JSON values", frame(`{"type":"a"} {}`), "more than one JSON value"),

@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -134,7 +135,7 @@ func InputGroups(dir string, f *program.File, fn *program.Func, dims map[string]
 type replaySet struct {
 	batch     int // 0: no file fixes the batch; run at the scenario's batches
 	dims      map[string]int
-	tensors   map[string]*tensor.Tensor
+	shapes    map[string][]int // parameter -> its file's shape (read when the group runs)
 	files     map[string]string
 	generated []string
 }
@@ -165,12 +166,19 @@ func loadReplays(dir string, f *program.File, fn *program.Func, dims map[string]
 			continue
 		}
 		n, err := strconv.Atoi(m[1])
-		if err != nil || n < 1 {
-			return nil, inputErr(nil, "%s: a batch directory needs a positive batch size, like b16", filepath.Join(base, e.Name()))
+		if err != nil || n < 1 || n > MaxBatch {
+			return nil, inputErr(nil, "%s: a batch directory needs a batch size from 1 to %d (the limit of //rx:batches), like b16", filepath.Join(base, e.Name()), MaxBatch)
 		}
 		dumps = append(dumps, batchDir{e.Name(), n})
 	}
-	slices.SortFunc(dumps, func(a, b batchDir) int { return a.n - b.n })
+	slices.SortFunc(dumps, func(a, b batchDir) int { return cmp.Or(a.n-b.n, strings.Compare(a.name, b.name)) })
+	for i := 1; i < len(dumps); i++ {
+		if dumps[i].n == dumps[i-1].n {
+			// One case name for both: a dump, a replay and the report could
+			// not tell their data apart.
+			return nil, inputErr(nil, "%s and %s are both batch %d; keep one of them", filepath.Join(base, dumps[i-1].name), filepath.Join(base, dumps[i].name), dumps[i].n)
+		}
+	}
 	if len(dumps) == 0 {
 		s, err := loadReplay(dir, scenario, fn, "", 0, dims)
 		if err != nil || s == nil {
@@ -195,7 +203,7 @@ func loadReplays(dir string, f *program.File, fn *program.Func, dims map[string]
 // batch, when not 0, is the bN of the directory and binds the batch symbol.
 func loadReplay(dir, scenario string, fn *program.Func, batchDir string, batch int, dims map[string]int) (*replaySet, error) {
 	batchSym := BatchSymbol(fn)
-	s := &replaySet{dims: map[string]int{}, tensors: map[string]*tensor.Tensor{}, files: map[string]string{}}
+	s := &replaySet{dims: map[string]int{}, shapes: map[string][]int{}, files: map[string]string{}}
 	boundBy := map[string]string{}
 	for sym, v := range dims {
 		s.dims[sym], boundBy[sym] = v, "Options.Dims"
@@ -212,14 +220,14 @@ func loadReplay(dir, scenario string, fn *program.Func, batchDir string, batch i
 			s.generated = append(s.generated, p.Name)
 			continue
 		}
-		t, err := readInput(path, fn, p)
+		shape, err := statInput(path, fn, p)
 		if err != nil {
 			return nil, err
 		}
-		if err := bindShape(path, fn, p, t, batchSym, s.dims, boundBy); err != nil {
+		if err := bindShape(path, fn, p, shape, batchSym, s.dims, boundBy); err != nil {
 			return nil, err
 		}
-		s.tensors[p.Name], s.files[p.Name] = t, path
+		s.shapes[p.Name], s.files[p.Name] = shape, path
 	}
 	if len(s.files) == 0 {
 		return nil, nil
@@ -227,6 +235,10 @@ func loadReplay(dir, scenario string, fn *program.Func, batchDir string, batch i
 	s.batch = batch
 	if v, ok := s.dims[batchSym]; ok && batchSym != "" {
 		s.batch = v
+	}
+	if s.batch > MaxBatch {
+		return nil, inputErr(nil, "%s: the files give batch %d (%s = %d, from %s); at most %d, the limit of //rx:batches",
+			fn.Name, s.batch, batchSym, s.batch, boundBy[batchSym], MaxBatch)
 	}
 	for _, p := range fn.Params {
 		if _, ok := s.files[p.Name]; ok {
@@ -242,6 +254,19 @@ func loadReplay(dir, scenario string, fn *program.Func, batchDir string, batch i
 		}
 	}
 	return s, nil
+}
+
+// read reads the set's files (when its group runs).
+func (s *replaySet) read() (map[string]*tensor.Tensor, error) {
+	out := make(map[string]*tensor.Tensor, len(s.files))
+	for name, path := range s.files {
+		t, err := readInput(path, s.shapes[name])
+		if err != nil {
+			return nil, err
+		}
+		out[name] = t
+	}
+	return out, nil
 }
 
 // findInput returns the first of paths that exists ("" when none does).
@@ -261,29 +286,43 @@ func findInput(paths []string) (string, error) {
 	return "", nil
 }
 
-// readInput reads one input file and checks its dtype against the
-// parameter's.
-func readInput(path string, fn *program.Func, p *program.Var) (*tensor.Tensor, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, inputErr(err, "%s: %v", path, err)
-	}
-	defer f.Close()
-	t, err := npy.Read(f)
+// statInput reads the header of one input file (npy.StatFile: a regular
+// file whose size matches its header; no data is read) and checks its
+// dtype against the parameter's. It returns the file's shape.
+func statInput(path string, fn *program.Func, p *program.Var) ([]int, error) {
+	h, err := npy.StatFile(path)
 	if err != nil {
 		fix := "write it again with np.save(path, a)"
-		if errors.Is(err, npy.ErrUnsupported) {
+		switch {
+		case errors.Is(err, npy.ErrNotRegular):
+			fix = "give a regular .npy file"
+		case errors.Is(err, npy.ErrUnsupported):
 			fix = "convert it as said"
 		}
-		return nil, inputErr(err, "%s (parameter %s of %s): %v; %s", path, p.Name, fn.Name, err, fix)
+		msg := strings.TrimPrefix(err.Error(), path+": ")
+		return nil, inputErr(err, "%s (parameter %s of %s): %s; %s", path, p.Name, fn.Name, msg, fix)
 	}
+	dt := map[string]tensor.DType{"<f4": tensor.Float32, "<f8": tensor.Float64, "<i8": tensor.Int64}[h.Descr]
 	switch {
-	case p.Type.DType == ir.Int64 && (t.DType != tensor.Int64 || t.Rank() != 0):
+	case p.Type.DType == ir.Int64 && (dt != tensor.Int64 || len(h.Shape) != 0):
 		return nil, inputErr(nil, "%s: parameter %s of %s is an int64 scalar, the file holds %s %s; save it with np.save(path, np.int64(v))",
-			path, p.Name, fn.Name, t.DType, npy.ShapeTuple(t.Shape))
-	case p.Type.DType == ir.Float32 && t.DType != tensor.Float32:
+			path, p.Name, fn.Name, dt, npy.ShapeTuple(h.Shape))
+	case p.Type.DType == ir.Float32 && dt != tensor.Float32:
 		return nil, inputErr(nil, "%s: parameter %s of %s is float32, the file holds %s; convert it with np.save(path, a.astype(np.float32))",
-			path, p.Name, fn.Name, t.DType)
+			path, p.Name, fn.Name, dt)
+	}
+	return h.Shape, nil
+}
+
+// readInput reads the data of one input file when its group runs, and
+// checks that it is still what statInput saw (shape).
+func readInput(path string, shape []int) (*tensor.Tensor, error) {
+	t, err := npy.ReadFile(path)
+	if err != nil {
+		return nil, inputErr(err, "%v", err)
+	}
+	if !slices.Equal(t.Shape, shape) {
+		return nil, inputErr(nil, "%s: the file changed during the run: its shape is %s, it was %s", path, npy.ShapeTuple(t.Shape), npy.ShapeTuple(shape))
 	}
 	return t, nil
 }
@@ -292,18 +331,18 @@ func readInput(path string, fn *program.Func, p *program.Var) (*tensor.Tensor, e
 // rank, every fixed dimension, and every symbolic one against the value
 // already bound (by another file, the bN directory or Options.Dims), which
 // it binds otherwise.
-func bindShape(path string, fn *program.Func, p *program.Var, t *tensor.Tensor, batchSym string, dims map[string]int, boundBy map[string]string) error {
-	if t.Rank() != p.Type.Rank() {
+func bindShape(path string, fn *program.Func, p *program.Var, shape []int, batchSym string, dims map[string]int, boundBy map[string]string) error {
+	if len(shape) != p.Type.Rank() {
 		return inputErr(nil, "%s: parameter %s of %s is declared %s (rank %d), the file has shape %s (rank %d)",
-			path, p.Name, fn.Name, p.Type, p.Type.Rank(), npy.ShapeTuple(t.Shape), t.Rank())
+			path, p.Name, fn.Name, p.Type, p.Type.Rank(), npy.ShapeTuple(shape), len(shape))
 	}
 	for i, d := range p.Type.Shape {
-		got := t.Shape[i]
+		got := shape[i]
 		switch {
 		case !d.IsSym():
 			if got != int(d.Size) {
 				return inputErr(nil, "%s: parameter %s of %s is declared %s, the file has shape %s: dimension %d is %d, not %d",
-					path, p.Name, fn.Name, p.Type, npy.ShapeTuple(t.Shape), i, got, d.Size)
+					path, p.Name, fn.Name, p.Type, npy.ShapeTuple(shape), i, got, d.Size)
 			}
 		case d.Sym == batchSym && got < 1:
 			return inputErr(nil, "%s: parameter %s of %s: the batch dimension %s is %d; a batch needs at least one row",
@@ -311,7 +350,7 @@ func bindShape(path string, fn *program.Func, p *program.Var, t *tensor.Tensor, 
 		default:
 			if v, ok := dims[d.Sym]; ok && v != got {
 				return inputErr(nil, "%s: parameter %s of %s has shape %s: dimension %d (%s) is %d, but %s has %s = %d; all of a group's files must agree",
-					path, p.Name, fn.Name, npy.ShapeTuple(t.Shape), i, d.Sym, got, boundBy[d.Sym], d.Sym, v)
+					path, p.Name, fn.Name, npy.ShapeTuple(shape), i, d.Sym, got, boundBy[d.Sym], d.Sym, v)
 			}
 			if _, ok := dims[d.Sym]; !ok {
 				dims[d.Sym], boundBy[d.Sym] = got, path

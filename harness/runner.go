@@ -67,7 +67,7 @@ func Run(ctx context.Context, files []*program.File, opts Options) (*Result, err
 	if err != nil {
 		return nil, err
 	}
-	res := &Result{Shard: opts.Shard, Unavailable: r.unavailable}
+	res := &Result{Shard: opts.Shard, Groups: r.allGroups, Unavailable: r.unavailable}
 	r.prepareAll(ctx)
 	r.runGroups(ctx)
 	r.closeAll()
@@ -103,9 +103,12 @@ type runner struct {
 	progress    sync.Mutex
 	done        int
 	lockOwned   map[*program.Func]bool // functions whose first group is in this shard
+	lockGroup   map[*program.Func]int  // the number of each function's first group
+	allGroups   int                    // the number of groups of the whole run, every shard
 }
 
 type group struct {
+	index  int // its number in the whole (unsharded) run's matrix order
 	file   int
 	fn     *program.Func
 	batch  int
@@ -161,9 +164,14 @@ func newRunner(files []*program.File, opts Options) (*runner, error) {
 	for _, e := range r.execs {
 		r.report = append(r.report, len(opts.Backends) == 0 || slices.Contains(opts.Backends, e.Name()))
 	}
-	for _, b := range opts.Batches {
+	for i, b := range opts.Batches {
 		if b <= 0 || b > MaxBatch {
 			return nil, fmt.Errorf("%w: batch %d: want 1 to %d (the limit of //rx:batches)", ErrOptions, b, MaxBatch)
+		}
+		if slices.Contains(opts.Batches[:i], b) {
+			// Two groups of one name: their cases, dumps and report
+			// entries could not be told apart.
+			return nil, fmt.Errorf("%w: batch %d is given twice", ErrOptions, b)
 		}
 	}
 	limit := opts.MaxMemory
@@ -191,6 +199,7 @@ func newRunner(files []*program.File, opts Options) (*runner, error) {
 	n := 0
 	found := false
 	r.lockOwned = map[*program.Func]bool{}
+	r.lockGroup = map[*program.Func]int{}
 	for fi, f := range files {
 		if f == nil {
 			return nil, fmt.Errorf("%w: scenario %d is nil", ErrOptions, fi)
@@ -231,7 +240,9 @@ func newRunner(files []*program.File, opts Options) (*runner, error) {
 				}
 			}
 			r.lockOwned[fn] = opts.Shard.has(n)
+			r.lockGroup[fn] = n
 			for _, g := range gs {
+				g.index = n
 				if opts.Shard.has(n) {
 					r.groups = append(r.groups, g)
 				}
@@ -239,6 +250,7 @@ func newRunner(files []*program.File, opts Options) (*runner, error) {
 			}
 		}
 	}
+	r.allGroups = n
 	if opts.Inputs != "" && !found {
 		return nil, inputErr(nil, "%s: no .npy file for any parameter of the functions run; the files are looked up as %s",
 			opts.Inputs, strings.Join(InputSearchPaths(opts.Inputs, "SCENARIO", "FUNCTION", "bN", "PARAM"), ", then "))
@@ -292,11 +304,15 @@ func (r *runner) inputs(g *group) (map[string]*tensor.Tensor, map[string]string,
 		in, err := GenerateInputs(f, g.fn, g.batch, r.seed(f), r.opts.Dims)
 		return in, nil, err
 	}
-	in, err := generateInputs(f, g.fn, g.batch, r.seed(f), g.replay.dims, g.replay.tensors)
+	read, err := g.replay.read()
 	if err != nil {
 		return nil, nil, err
 	}
-	maps.Copy(in, g.replay.tensors)
+	in, err := generateInputs(f, g.fn, g.batch, r.seed(f), g.replay.dims, read)
+	if err != nil {
+		return nil, nil, err
+	}
+	maps.Copy(in, read)
 	return in, g.replay.files, nil
 }
 
@@ -420,7 +436,7 @@ func (r *runner) baseCases(g *group) (cases []Case, idx []int) {
 			continue
 		}
 		cases = append(cases, Case{Scenario: f.ScenarioName(), File: f.Name, Function: g.fn.Name, Batch: g.batch,
-			Seed: r.seed(f), Executor: e.Name()})
+			Seed: r.seed(f), Executor: e.Name(), Group: g.index})
 		idx = append(idx, ei)
 	}
 	return cases, idx
@@ -477,7 +493,10 @@ func (r *runner) runGroup(ctx context.Context, g *group) {
 	g.gen = time.Since(t0)
 	if err != nil {
 		for i := range cases {
-			cases[i].Status, cases[i].Message = StatusError, "generating inputs: "+err.Error()
+			cases[i].Status, cases[i].Message = StatusError, err.Error()
+			if g.replay == nil {
+				cases[i].Message = "generating inputs: " + err.Error()
+			}
 		}
 		g.cases = cases
 		return
@@ -842,7 +861,7 @@ func (r *runner) locks() []LockCase {
 					src, genErr = native.Generate(r.progs[fi])
 				}
 			}
-			lc := LockCase{Scenario: f.ScenarioName(), File: f.Name, Function: fn.Name}
+			lc := LockCase{Scenario: f.ScenarioName(), File: f.Name, Function: fn.Name, Group: r.lockGroup[fn]}
 			if genErr != nil {
 				lc.Error = fmt.Sprintf("no C to check the lock of %s against: %v", fn.Name, genErr)
 			} else {

@@ -256,6 +256,11 @@ type Case struct {
 	Path     executor.Name // what ran: "oracle", "fallback", "native", …
 	Status   Status
 	Timing   Timing
+	// Group is the number of the case's group (scenario, function,
+	// batch) in the matrix order of the whole run, from 0, the same in
+	// every shard: the group belongs to shard Group mod Total + 1, and
+	// sorting a merge's cases by it restores the unsharded order.
+	Group int
 
 	// Outputs compares every output with the reference, in the function's
 	// result order (empty for the reference itself).
@@ -289,6 +294,9 @@ type LockCase struct {
 	Scenario string
 	File     string
 	Function string
+	// Group is the number of the function's first group (Case.Group),
+	// whose shard checks the lock.
+	Group int
 	// Error is set when no C could be generated to check (the result then
 	// fails); Result is zero.
 	Error  string
@@ -325,7 +333,11 @@ type Result struct {
 	Locks        []LockCase
 	Preparations []Preparation
 	Shard        Shard
-	Wall         time.Duration
+	// Groups is the number of groups (scenario × function × batch) of
+	// the whole run, every shard's: what a merge of the shards must
+	// cover.
+	Groups int
+	Wall   time.Duration
 	// Unavailable lists default executors that could not run on this
 	// machine (torch without libtorch; native and torch in a build
 	// without cgo), with the reason.

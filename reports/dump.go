@@ -97,7 +97,7 @@ func WriteDump(dir string, cases []DumpCase) error {
 		}
 		man.Cases = append(man.Cases, mc)
 	}
-	b, err := marshalIndent(&man)
+	b, err := marshalIndent(&man, "")
 	if err != nil {
 		return fmt.Errorf("reports: dump manifest: %w", err)
 	}

@@ -27,6 +27,7 @@ func FromResult(res *harness.Result, info RunInfo) *Report {
 		Duration:    res.Wall.Seconds(),
 		Cases:       []Case{},
 		Locks:       []Lock{},
+		Shard:       &Shard{Index: max(res.Shard.Index, 1), Total: max(res.Shard.Total, 1), Groups: res.Groups},
 	}
 	for _, p := range res.Preparations {
 		if p.Compiler != "" {
@@ -66,7 +67,7 @@ func seconds(d time.Duration) float64 { return d.Seconds() }
 
 func fromCase(c harness.Case) Case {
 	out := Case{
-		Scenario: c.Scenario, Function: c.Function, Batch: c.Batch, Executor: string(c.Executor), Path: string(c.Path),
+		Scenario: c.Scenario, Function: c.Function, Batch: c.Batch, Executor: string(c.Executor), Path: string(c.Path), Group: c.Group,
 		Seed: c.Seed, Status: Status(c.Status), Duration: seconds(c.Timing.Total()),
 		Timing: &Timing{
 			Prepare: seconds(c.Timing.Prepare), Inputs: seconds(c.Timing.Inputs),
@@ -113,7 +114,7 @@ func fromCase(c harness.Case) Case {
 }
 
 func fromLock(l harness.LockCase) Lock {
-	out := Lock{Scenario: l.Scenario, Function: l.Function, CFunc: l.Result.Func, Status: StatusPass, Checks: []LockCheck{},
+	out := Lock{Scenario: l.Scenario, Function: l.Function, CFunc: l.Result.Func, Group: l.Group, Status: StatusPass, Checks: []LockCheck{},
 		Duration: l.Duration.Seconds()}
 	if !l.OK() {
 		out.Status = StatusFail

@@ -14,7 +14,7 @@ var _ = Describe("the inputs of a replayed run", func() {
 	res := &harness.Result{Replays: []harness.Replay{
 		{Scenario: "s", Function: "f", Batch: 16, Files: map[string]string{"x": "in/f/x.npy"}, Generated: []string{"w"}},
 		{Scenario: "s", Function: "g", Batch: 1, Files: map[string]string{}, Generated: []string{"x"}},
-	}}
+	}, Shard: harness.Shard{Index: 1, Total: 2}, Groups: 3}
 
 	It("are in the JSON report, one entry per group, and survive a round trip and a merge", func() {
 		rep := reports.FromResult(res, reports.RunInfo{ToolVersion: "t"})
@@ -30,7 +30,8 @@ var _ = Describe("the inputs of a replayed run", func() {
 		Expect(err).NotTo(HaveOccurred())
 		Expect(back.Inputs).To(Equal(rep.Inputs))
 
-		other := reports.FromResult(&harness.Result{Replays: []harness.Replay{{Scenario: "s", Function: "h", Batch: 2, Files: map[string]string{"x": "x.npy"}}}},
+		other := reports.FromResult(&harness.Result{Replays: []harness.Replay{{Scenario: "s", Function: "h", Batch: 2, Files: map[string]string{"x": "x.npy"}}},
+			Shard: harness.Shard{Index: 2, Total: 2}, Groups: 3},
 			reports.RunInfo{ToolVersion: "t"})
 		merged, err := reports.Merge(rep, other)
 		Expect(err).NotTo(HaveOccurred())

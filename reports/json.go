@@ -1,6 +1,7 @@
 package reports
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -57,6 +58,10 @@ func (n *Number) UnmarshalJSON(b []byte) error {
 
 // WriteJSON writes r as indented JSON. An empty Schema is filled in; any
 // other value than Schema is refused, so a report always says what it is.
+//
+// It streams: the cases and locks are encoded one at a time, so writing
+// a report costs about one case's encoding on top of the report itself
+// (`rxeq merge` of a gigabyte of shards does not hold a second copy).
 func WriteJSON(w io.Writer, r *Report) error {
 	if r == nil {
 		return errors.New("reports: nil report")
@@ -68,24 +73,68 @@ func WriteJSON(w io.Writer, r *Report) error {
 	if c.Schema != Schema {
 		return fmt.Errorf("reports: %w %q (this version writes %q)", ErrSchema, c.Schema, Schema)
 	}
-	b, err := marshalIndent(&c)
+	// The report without its cases and locks, whose places are marked by
+	// null and filled in one element at a time.
+	c.Cases, c.Locks = nil, nil
+	head, err := marshalIndent(&c, "")
 	if err != nil {
 		return fmt.Errorf("reports: encoding JSON: %w", err)
 	}
-	if _, err := w.Write(b); err != nil {
+	bw := bufio.NewWriterSize(w, 64<<10)
+	rest := head
+	for _, list := range []struct {
+		key   string
+		n     int
+		isNil bool
+		elem  func(int) any
+	}{
+		{"cases", len(r.Cases), r.Cases == nil, func(i int) any { return &r.Cases[i] }},
+		{"locks", len(r.Locks), r.Locks == nil, func(i int) any { return &r.Locks[i] }},
+	} {
+		mark := []byte("\n  \"" + list.key + "\": null")
+		at := bytes.Index(rest, mark)
+		if at < 0 {
+			return fmt.Errorf("reports: encoding JSON: no %q field", list.key)
+		}
+		bw.Write(rest[:at+len(mark)-len("null")])
+		rest = rest[at+len(mark):]
+		switch {
+		case list.isNil:
+			bw.WriteString("null")
+		case list.n == 0:
+			bw.WriteString("[]")
+		default:
+			bw.WriteString("[")
+			for i := range list.n {
+				b, err := marshalIndent(list.elem(i), "    ")
+				if err != nil {
+					return fmt.Errorf("reports: encoding JSON: %w", err)
+				}
+				if i > 0 {
+					bw.WriteString(",")
+				}
+				bw.WriteString("\n    ")
+				bw.Write(bytes.TrimSuffix(b, []byte("\n")))
+			}
+			bw.WriteString("\n  ]")
+		}
+	}
+	bw.Write(rest)
+	if err := bw.Flush(); err != nil {
 		return fmt.Errorf("reports: writing JSON: %w", err)
 	}
 	return nil
 }
 
-// marshalIndent encodes v as indented JSON ending in a newline, leaving
-// <, > and & as they are: a report is read by people and tools, never
-// pasted into HTML, and "x < 0" reads better than "x \u003c 0".
-func marshalIndent(v any) ([]byte, error) {
+// marshalIndent encodes v as indented JSON (each line after the first
+// headed by prefix) ending in a newline, leaving <, > and & as they are: a
+// report is read by people and tools, never pasted into HTML, and "x < 0"
+// reads better than "x \u003c 0".
+func marshalIndent(v any, prefix string) ([]byte, error) {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
+	enc.SetIndent(prefix, "  ")
 	if err := enc.Encode(v); err != nil {
 		return nil, err
 	}
@@ -96,25 +145,24 @@ func marshalIndent(v any) ([]byte, error) {
 // missing or is not Schema is rejected with an error wrapping ErrSchema
 // that names both versions. Unknown fields are ignored: fields added within
 // v1 are compatible, anything else needs a new schema version.
+//
+// It decodes the stream once, as it comes, without reading it whole
+// first: the report in memory is all it costs.
 func ReadJSON(r io.Reader) (*Report, error) {
-	data, err := io.ReadAll(r)
-	if err != nil {
-		return nil, fmt.Errorf("reports: reading JSON: %w", err)
-	}
-	var head struct {
-		Schema *string `json:"schema"`
-	}
-	if err := json.Unmarshal(data, &head); err != nil {
-		return nil, fmt.Errorf("reports: decoding JSON: %w", err)
-	}
-	switch {
-	case head.Schema == nil:
-		return nil, fmt.Errorf("reports: %w: the report has no \"schema\" field (want %q)", ErrSchema, Schema)
-	case *head.Schema != Schema:
-		return nil, fmt.Errorf("reports: %w %q: this version of rxeq reads %q", ErrSchema, *head.Schema, Schema)
-	}
 	var rep Report
-	if err := json.Unmarshal(data, &rep); err != nil {
+	dec := json.NewDecoder(bufio.NewReaderSize(r, 64<<10))
+	err := dec.Decode(&rep)
+	var syn *json.SyntaxError
+	switch {
+	case err != nil && (errors.As(err, &syn) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF)):
+		return nil, fmt.Errorf("reports: decoding JSON: %w", err)
+	case rep.Schema == "":
+		// A type error leaves the rest decoded: the schema is checked
+		// first, so another version reads as such.
+		return nil, fmt.Errorf("reports: %w: the report has no \"schema\" field (want %q)", ErrSchema, Schema)
+	case rep.Schema != Schema:
+		return nil, fmt.Errorf("reports: %w %q: this version of rxeq reads %q", ErrSchema, rep.Schema, Schema)
+	case err != nil:
 		return nil, fmt.Errorf("reports: decoding %s: %w", Schema, err)
 	}
 	return &rep, nil

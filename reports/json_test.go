@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"strings"
 
@@ -113,5 +114,62 @@ var _ = Describe("Merge", func() {
 		Expect(err.Error()).To(ContainSubstring("report 2 has seed 2, report 1 seed 1"))
 		_, err = reports.Merge()
 		Expect(err).To(MatchError(reports.ErrMerge))
+	})
+})
+
+var _ = Describe("Merge of reports that say their shard", func() {
+	// shard returns shard i of 3 of a run of 5 groups (g mod 3 + 1), with
+	// two cases per group.
+	shard := func(i int) *reports.Report {
+		r := &reports.Report{ToolVersion: "v", Seed: 1, Shard: &reports.Shard{Index: i, Total: 3, Groups: 5}}
+		for g := i - 1; g < 5; g += 3 {
+			for _, ex := range []string{"oracle", "native"} {
+				r.Cases = append(r.Cases, reports.Case{Scenario: "s", Function: "f", Batch: g + 1, Executor: ex, Group: g, Status: reports.StatusPass})
+			}
+			r.Locks = append(r.Locks, reports.Lock{Scenario: "s", Function: fmt.Sprint("f", g), Group: g, Status: reports.StatusPass})
+		}
+		return r
+	}
+	order := func(r *reports.Report) []string {
+		var out []string
+		for _, c := range r.Cases {
+			out = append(out, c.Name())
+		}
+		return out
+	}
+
+	It("restores the unsharded run's order, whatever the order of the reports", func() {
+		m, err := reports.Merge(shard(3), shard(1), shard(2))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(order(m)).To(Equal([]string{"f/b1/oracle", "f/b1/native", "f/b2/oracle", "f/b2/native", "f/b3/oracle", "f/b3/native",
+			"f/b4/oracle", "f/b4/native", "f/b5/oracle", "f/b5/native"}))
+		Expect(m.Locks[0].Function).To(Equal("f0"))
+		Expect(m.Locks[4].Function).To(Equal("f4"))
+		Expect(m.Shard).To(Equal(&reports.Shard{Index: 1, Total: 1, Groups: 5}))
+	})
+
+	It("refuses a set with a shard missing, naming it", func() {
+		_, err := reports.Merge(shard(1), shard(3))
+		Expect(err).To(MatchError(reports.ErrMerge))
+		Expect(err).To(MatchError("cannot merge reports: shard 2/3 is missing: its cases are in no report"))
+		_, err = reports.Merge(shard(2))
+		Expect(err).To(MatchError("cannot merge reports: shards 1/3, 3/3 are missing: their cases are in no report"))
+	})
+
+	It("refuses shards of different splits, a shard twice, a case outside its shard, and a mix with reports that do not say", func() {
+		other := shard(2)
+		other.Shard.Total = 4
+		_, err := reports.Merge(shard(1), other, shard(3))
+		Expect(err).To(MatchError(ContainSubstring("report 2 is shard 2/4 of a run of 5 groups, report 1 shard 1/3 of 5 groups: not shards of one run")))
+		_, err = reports.Merge(shard(1), shard(2), shard(2), shard(3))
+		Expect(err).To(MatchError(ContainSubstring("reports 2 and 3 are both shard 2/3")))
+		stray := shard(2)
+		stray.Cases[0].Group = 0
+		_, err = reports.Merge(shard(1), stray, shard(3))
+		Expect(err).To(MatchError(ContainSubstring("report 2 (shard 2/3) holds case s/f/b2/oracle of group 0, which is not in that shard of 5 groups")))
+		old := shard(2)
+		old.Shard = nil
+		_, err = reports.Merge(shard(1), old, shard(3))
+		Expect(err).To(MatchError(ContainSubstring("report 1 says which shard it holds, report 2 does not")))
 	})
 })

@@ -43,6 +43,20 @@ type Report struct {
 	// Inputs, for a run with --inputs, says for every group where its
 	// inputs came from.
 	Inputs []InputSource `json:"inputs,omitempty"`
+	// Shard says which part of the run the report holds (1/1 for an
+	// unsharded run), and how many groups the whole run has; nil in
+	// reports of older versions of rxeq.
+	Shard *Shard `json:"shard,omitempty"`
+}
+
+// Shard is the part of a run one report holds: rxeq run --shard
+// Index/Total, and Groups, the number of groups (scenario × function ×
+// batch) of the whole run, every shard's. Group g belongs to shard
+// g mod Total + 1.
+type Shard struct {
+	Index  int `json:"index"`
+	Total  int `json:"total"`
+	Groups int `json:"groups"`
 }
 
 // InputSource says where the inputs of one group came from under
@@ -66,6 +80,7 @@ type Case struct {
 	Function string   `json:"function"`
 	Batch    int      `json:"batch"`
 	Executor string   `json:"executor"`         // "oracle", "fallback", "native" or a user's executor
+	Group    int      `json:"group"`            // the group's number in the whole run's order, from 0 (see Shard)
 	Path     string   `json:"path"`             // the path that actually ran (in auto mode native may hand over to fallback)
 	Seed     uint64   `json:"seed"`             // the seed the case's inputs were generated from
 	Status   Status   `json:"status"`           // pass, fail, error or skip
@@ -146,6 +161,7 @@ type Lock struct {
 	Scenario string      `json:"scenario"`
 	Function string      `json:"function"` // the .rx function
 	CFunc    string      `json:"cfunc"`    // the generated C function
+	Group    int         `json:"group"`    // the number of the function's first group, whose shard checks the lock
 	Status   Status      `json:"status"`
 	Duration float64     `json:"duration_s"`
 	Checks   []LockCheck `json:"checks"`

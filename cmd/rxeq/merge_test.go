@@ -31,6 +31,15 @@ func caseKeys(r *reports.Report) []string {
 	return out
 }
 
+// caseOrder lists a report's cases in its order.
+func caseOrder(r *reports.Report) []string {
+	var out []string
+	for _, c := range r.Cases {
+		out = append(out, c.Scenario+"/"+c.Name())
+	}
+	return out
+}
+
 var _ = Describe("sharded CI", Label("e2e"), func() {
 	It("merges the shards' reports into what the unsharded run reports", func() {
 		dir := GinkgoT().TempDir()
@@ -48,6 +57,7 @@ var _ = Describe("sharded CI", Label("e2e"), func() {
 		Expect(code).To(Equal(0), errOut)
 		all, m := readReport(filepath.Join(dir, "all.json")), readReport(merged)
 		Expect(caseKeys(m)).To(Equal(caseKeys(all)))
+		Expect(caseOrder(m)).To(Equal(caseOrder(all)), "the unsharded run's order")
 		Expect(m.Locks).To(HaveLen(len(all.Locks)))
 		Expect(out).To(ContainSubstring("3 reports, 122 cases, locks 4/4 held"))
 		Expect(out).To(MatchRegexp(`(?m)^122 passed, 0 failed$`))
@@ -64,7 +74,21 @@ var _ = Describe("sharded CI", Label("e2e"), func() {
 		Expect(code).To(Equal(0))
 		code, _, errOut := rxeq("merge", p, p)
 		Expect(code).To(Equal(2))
-		Expect(errOut).To(MatchRegexp(`rxeq merge: cannot merge reports: case \S+ is in report 1 and in report 2: were they sharded the same way\?`))
+		Expect(errOut).To(ContainSubstring("rxeq merge: cannot merge reports: reports 1 and 2 are both shard 1/3"))
+	})
+
+	It("refuses a set with a shard missing, naming it", func() {
+		dir := GinkgoT().TempDir()
+		var shards []string
+		for _, s := range []string{"1/3", "3/3"} {
+			p := filepath.Join(dir, "shard"+s[:1]+".json")
+			code, _, _ := rxeq("run", "--backend", "oracle,fallback", "--shard", s, "--json", p)
+			Expect(code).To(Equal(0))
+			shards = append(shards, p)
+		}
+		code, out, errOut := rxeq(append([]string{"merge"}, shards...)...)
+		Expect(code).To(Equal(2), out)
+		Expect(errOut).To(Equal("rxeq merge: cannot merge reports: shard 2/3 is missing: its cases are in no report\n"))
 	})
 
 	It("takes the shard from GitLab's and Bazel's variables when --shard is not given", func() {

@@ -21,6 +21,8 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -43,6 +45,12 @@ type Config struct {
 	// signal its runtime reports ("SIGSEGV: segmentation violation", then
 	// exit status 2) is taken as what it died of.
 	GoChild bool
+	// Guard runs the command under a Guard shell (its process group's
+	// leader), so that what the command starts dies with it even when
+	// rxeq is killed with SIGKILL (on Linux). The command's death by
+	// signal N then reads as the guard's exit status 128 + N, and is
+	// reported as that signal.
+	Guard bool
 	// Executor names the executor whose code the process runs, in error
 	// texts.
 	Executor executor.Name
@@ -89,6 +97,27 @@ func Start(cfg Config) (*Process, error) {
 	if cfg.Protocol == nil {
 		cfg.Protocol = executor.ErrProtocol
 	}
+	argv := cfg.Argv
+	if cfg.Guard {
+		// Found as exec.Command finds it (this process's PATH), so that
+		// a missing command is Start's error, as without the guard.
+		path := argv[0]
+		if !strings.Contains(path, "/") {
+			var err error
+			if path, err = exec.LookPath(path); err != nil {
+				return nil, err
+			}
+		} else {
+			at := path
+			if !filepath.IsAbs(at) && cfg.Dir != "" {
+				at = filepath.Join(cfg.Dir, at)
+			}
+			if _, err := exec.LookPath(at); err != nil {
+				return nil, err
+			}
+		}
+		argv = Guard(append([]string{path}, argv[1:]...))
+	}
 	inR, inW, err := os.Pipe()
 	if err != nil {
 		return nil, err
@@ -102,7 +131,7 @@ func Start(cfg Config) (*Process, error) {
 	growPipe(inW)
 	growPipe(outR)
 	p := &Process{cfg: cfg, stdin: inW, stdout: outR, stderr: NewTail(4096, cfg.GoChild), done: make(chan struct{})}
-	p.cmd = exec.Command(cfg.Argv[0], cfg.Argv[1:]...)
+	p.cmd = exec.Command(argv[0], argv[1:]...)
 	p.cmd.Env = os.Environ()
 	if cfg.GoChild && os.Getenv("GOTRACEBACK") == "" {
 		p.cmd.Env = append(p.cmd.Env, "GOTRACEBACK=none")
@@ -111,6 +140,9 @@ func Start(cfg Config) (*Process, error) {
 	p.cmd.Dir = cfg.Dir
 	p.cmd.Stdin, p.cmd.Stdout, p.cmd.Stderr = inR, outW, p.stderr
 	p.cmd.SysProcAttr = sysProcAttr()
+	if cfg.Guard {
+		p.cmd.SysProcAttr = GuardProcAttr()
+	}
 	p.cmd.WaitDelay = 2 * time.Second // stderr held open by a stray grandchild
 	err = p.cmd.Start()
 	inR.Close()
@@ -121,6 +153,12 @@ func Start(cfg Config) (*Process, error) {
 		return nil, err
 	}
 	go func() {
+		// The moment the leader exits, before it is reaped, its group is
+		// killed: whatever it started (and left running when it crashed,
+		// or started while it handled its last message) goes with it.
+		if waitExited(p.cmd.Process.Pid) {
+			_ = killGroup(p.cmd.Process.Pid)
+		}
 		_ = p.cmd.Wait()
 		p.state = p.cmd.ProcessState
 		close(p.done)
@@ -188,7 +226,7 @@ func (p *Process) Exchange(ctx context.Context, timeout time.Duration, while str
 		if err == nil {
 			return nil
 		}
-		return p.failure(while, err)
+		return p.failure(while, err, send != nil)
 	case <-ctx.Done():
 		p.Kill()
 		<-errc
@@ -220,12 +258,20 @@ func waiting(while string) string {
 // failure explains a failed send or receive: garbage the codec saw is a
 // protocol violation; a closed pipe is a crash when the process has
 // exited (or exits within a moment) and a protocol violation otherwise.
-func (p *Process) failure(while string, ioErr error) error {
+// sent says a request was sent: when the process exited without reading
+// it (the write found the pipe closed, or bytes of it are still in the
+// pipe), the crash error also wraps ErrUndelivered.
+func (p *Process) failure(while string, ioErr error, sent bool) error {
 	if !errors.Is(ioErr, executor.ErrProtocol) {
 		select {
 		case <-p.done:
+			undelivered := sent && (errors.Is(ioErr, syscall.EPIPE) || unread(p.stdin) > 0)
 			p.Kill() // close our pipe ends
-			return p.processError(p.cfg.Crashed, while, p.exit)
+			err := p.processError(p.cfg.Crashed, while, p.exit)
+			if undelivered {
+				return &undeliveredError{err}
+			}
+			return err
 		case <-time.After(exitWait):
 		}
 	}
@@ -237,6 +283,23 @@ func (p *Process) failure(while string, ioErr error) error {
 		}
 	})
 }
+
+// ErrUndelivered: the process exited before it read the request of an
+// Exchange, so the request played no part in its end. The error of such
+// an Exchange wraps it beside the crash; a caller may start a new process
+// and send the request again.
+var ErrUndelivered = errors.New("the process exited before it read the request")
+
+// undeliveredError is a crash error that also wraps ErrUndelivered; its
+// text is the crash's.
+type undeliveredError struct{ error }
+
+func (e *undeliveredError) Unwrap() []error { return []error{e.error, ErrUndelivered} }
+
+// Pending returns how many bytes the process has written to its stdout
+// that the parent has not read yet (as far as the system can tell: 0
+// outside Linux). Bytes buffered by the caller's reader are not counted.
+func (p *Process) Pending() int { return unread(p.stdout) }
 
 // processError returns a ProcessError of kind, filled in by set.
 func (p *Process) processError(kind error, while string, set func(*executor.ProcessError)) error {
@@ -258,15 +321,21 @@ func (p *Process) exit(e *executor.ProcessError) {
 		e.Signal = sig
 		return
 	}
+	if code := st.ExitCode(); p.cfg.Guard && code > 128 && code < 128+65 {
+		e.Signal = signame.Name(syscall.Signal(code - 128)) // the guard's report of its command's death
+		return
+	}
 	e.ExitCode = st.ExitCode()
 }
 
 // Kill kills the process group, closes the parent's pipe ends (unblocking
-// any reader or writer) and waits until the process is reaped.
+// any reader or writer) and waits until the process is reaped. (On Linux
+// the group of a process that exits by itself is killed as it exits,
+// before it is reaped.)
 func (p *Process) Kill() {
 	p.killed.Do(func() {
 		select {
-		case <-p.done: // reaped: its pid (and group id) may be reused
+		case <-p.done: // reaped (its group killed then): its pid may be reused
 		default:
 			_ = killGroup(p.cmd.Process.Pid)
 			_ = p.cmd.Process.Kill()

@@ -11,6 +11,8 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+
+	"github.com/rextio/rxeq/internal/subproc"
 )
 
 func TestSubproc(t *testing.T) {
@@ -43,7 +45,21 @@ func TestMain(m *testing.M) {
 //	closeout    close stdout and stay alive
 //	grandchild  start a grandchild (this binary in hang mode), answer
 //	            "ok PID" with its pid, then never answer again
+//	forkexit    start a grandchild, answer "ok PID", then exit 3
+//	answerexit  answer "ok LINE", then exit 0 (between messages)
+//	guarded     start sh -c 'sleep 300 & echo $!; wait' under
+//	            subproc.Guard, copy its line ("PID") to stdout, and hang
 func child(mode string) int {
+	if mode == "guarded" {
+		argv := subproc.Guard([]string{"/bin/sh", "-c", "sleep 300 & echo $!; wait"})
+		cmd := exec.Command(argv[0], argv[1:]...)
+		cmd.SysProcAttr = subproc.GuardProcAttr()
+		cmd.Stdout = os.Stdout
+		if err := cmd.Start(); err != nil {
+			fmt.Printf("error %v\n", err)
+		}
+		select {}
+	}
 	in := bufio.NewScanner(os.Stdin)
 	for in.Scan() {
 		switch mode {
@@ -62,7 +78,10 @@ func child(mode string) int {
 		case "closeout":
 			os.Stdout.Close()
 			select {}
-		case "grandchild":
+		case "answerexit":
+			fmt.Printf("ok %s\n", in.Text())
+			return 0
+		case "grandchild", "forkexit":
 			self, _ := os.Executable()
 			cmd := exec.Command(self)
 			cmd.Env = append(os.Environ(), childEnv+"=hang")
@@ -72,6 +91,9 @@ func child(mode string) int {
 				continue
 			}
 			fmt.Printf("ok %d\n", cmd.Process.Pid)
+			if mode == "forkexit" {
+				return 3
+			}
 			mode = "hang"
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"strconv"
 	"strings"
 	"time"
@@ -290,5 +291,90 @@ var _ = Describe("a stderr tail", func() {
 		fmt.Fprint(t, "SIGSEGV: segmentation violation\ngoroutine 1:\n")
 		Expect(t.FatalSignal()).To(BeEmpty())
 		Expect(t.Report()).To(ContainSubstring("goroutine 1"))
+	})
+})
+
+var _ = Describe("no process outlives its supervisor", func() {
+	It("kills what a process started as soon as it exits, even when it exits by itself", func() {
+		c := start("forkexit", subproc.Config{})
+		got, err := c.call(context.Background(), 5*time.Second, "start")
+		Expect(err).NotTo(HaveOccurred())
+		grandchild, err := strconv.Atoi(got)
+		Expect(err).NotTo(HaveOccurred(), got)
+		Eventually(c.Done(), eventually).Should(BeClosed())
+		Eventually(func() bool { return gone(grandchild) }, eventually).Should(BeTrue(), "the grandchild %d outlived the crashed process", grandchild)
+	})
+
+	It("kills a command under a Guard, and what it started, when the guard's parent is killed with SIGKILL", func() {
+		self, err := os.Executable()
+		Expect(err).NotTo(HaveOccurred())
+		parent := exec.Command(self)
+		parent.Env = append(os.Environ(), childEnv+"=guarded")
+		out, err := parent.StdoutPipe()
+		Expect(err).NotTo(HaveOccurred())
+		Expect(parent.Start()).To(Succeed())
+		line, err := bufio.NewReader(out).ReadString('\n')
+		Expect(err).NotTo(HaveOccurred())
+		sleeper, err := strconv.Atoi(strings.TrimSpace(line))
+		Expect(err).NotTo(HaveOccurred(), line)
+		Expect(gone(sleeper)).To(BeFalse())
+		Expect(parent.Process.Kill()).To(Succeed()) // SIGKILL: the parent runs no code of its own
+		_ = parent.Wait()
+		Eventually(func() bool { return gone(sleeper) }, eventually).Should(BeTrue(), "sleep %d outlived the killed parent", sleeper)
+	})
+
+	It("keeps the exit status of the guarded command", func() {
+		argv := subproc.Guard([]string{"/bin/sh", "-c", "read x; echo got $x; exit 7"})
+		cmd := exec.Command(argv[0], argv[1:]...)
+		cmd.SysProcAttr = subproc.GuardProcAttr()
+		cmd.Stdin = strings.NewReader("in\n")
+		out, err := cmd.Output()
+		Expect(string(out)).To(Equal("got in\n"))
+		var ee *exec.ExitError
+		Expect(errors.As(err, &ee)).To(BeTrue(), "%v", err)
+		Expect(ee.ExitCode()).To(Equal(7))
+	})
+})
+
+var _ = Describe("a process that exits between messages", func() {
+	It("says the next request was never read, so the caller can send it again elsewhere", func() {
+		for i := range 6 {
+			c := start("answerexit", subproc.Config{})
+			_, err := c.call(context.Background(), 5*time.Second, "a")
+			Expect(err).NotTo(HaveOccurred())
+			if i%2 == 0 {
+				Eventually(c.Done(), eventually).Should(BeClosed()) // the write finds the pipe closed
+			} // else: the request races the exit
+			_, err = c.call(context.Background(), 5*time.Second, "b")
+			Expect(err).To(MatchError(executor.ErrCrashed))
+			Expect(errors.Is(err, subproc.ErrUndelivered)).To(BeTrue(), "try %d: %v", i, err)
+		}
+	})
+
+	It("does not say so of a process that read the request and then died", func() {
+		c := start("exit3", subproc.Config{})
+		_, err := c.call(context.Background(), 5*time.Second, "a")
+		Expect(err).To(MatchError(executor.ErrCrashed))
+		Expect(errors.Is(err, subproc.ErrUndelivered)).To(BeFalse(), "%v", err)
+	})
+})
+
+var _ = Describe("a guarded process", func() {
+	It("fails to start, as an unguarded one, when its command does not exist", func() {
+		for _, argv0 := range []string{"/nonexistent/exec", "rxeq-no-such-command"} {
+			_, err := subproc.Start(subproc.Config{Argv: []string{argv0}, Executor: "t", Guard: true})
+			Expect(err).To(HaveOccurred(), argv0)
+			Expect(err.Error()).To(ContainSubstring(argv0))
+		}
+	})
+
+	It("answers through the caller's codec, and its group goes with it", func() {
+		c := start("forkexit", subproc.Config{Guard: true})
+		got, err := c.call(context.Background(), 5*time.Second, "start")
+		Expect(err).NotTo(HaveOccurred())
+		grandchild, err := strconv.Atoi(got)
+		Expect(err).NotTo(HaveOccurred(), got)
+		Eventually(c.Done(), eventually).Should(BeClosed())
+		Eventually(func() bool { return gone(grandchild) }, eventually).Should(BeTrue())
 	})
 })

@@ -3,6 +3,8 @@ package subproc
 import (
 	"os"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 // sysProcAttr puts the child in its own process group (so a timeout
@@ -13,6 +15,20 @@ func sysProcAttr() *syscall.SysProcAttr {
 
 // killGroup sends SIGKILL to the process group pgid.
 func killGroup(pgid int) error { return syscall.Kill(-pgid, syscall.SIGKILL) }
+
+// waitExited blocks until process pid has exited, without reaping it,
+// and reports whether it did: the exited leader (a zombie) keeps its
+// process group id from being reused, so the group can still be killed
+// safely.
+func waitExited(pid int) bool {
+	var info unix.Siginfo
+	for {
+		err := unix.Waitid(unix.P_PID, pid, &info, unix.WEXITED|unix.WNOWAIT, nil)
+		if err != syscall.EINTR {
+			return err == nil
+		}
+	}
+}
 
 // fSetPipeSize is Linux's F_SETPIPE_SZ (not in package syscall).
 const fSetPipeSize = 1031
@@ -26,4 +42,25 @@ func growPipe(f *os.File) {
 			_, _, _ = syscall.Syscall(syscall.SYS_FCNTL, fd, fSetPipeSize, 1<<20)
 		})
 	}
+}
+
+// unread returns how many bytes wait in the pipe of f (FIONREAD, which
+// Linux answers on either end of a pipe); 0 when it cannot tell.
+func unread(f *os.File) int {
+	n := 0
+	if sc, err := f.SyscallConn(); err == nil {
+		_ = sc.Control(func(fd uintptr) {
+			v, err := unix.IoctlGetInt(int(fd), unix.TIOCINQ) // FIONREAD
+			if err == nil {
+				n = v
+			}
+		})
+	}
+	return n
+}
+
+// guardProcAttr is sysProcAttr for a Guard shell: SIGTERM when the parent
+// dies, which its trap turns into a SIGKILL of its whole group.
+func guardProcAttr() *syscall.SysProcAttr {
+	return &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
 }

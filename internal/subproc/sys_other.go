@@ -16,5 +16,16 @@ func sysProcAttr() *syscall.SysProcAttr {
 // killGroup sends SIGKILL to the process group pgid.
 func killGroup(pgid int) error { return syscall.Kill(-pgid, syscall.SIGKILL) }
 
+// waitExited cannot wait without reaping outside Linux: the group is
+// killed only while the leader runs.
+func waitExited(int) bool { return false }
+
 // growPipe leaves the pipe's buffer as it is outside Linux.
 func growPipe(*os.File) {}
+
+// unread cannot tell outside Linux.
+func unread(*os.File) int { return 0 }
+
+// guardProcAttr is sysProcAttr: without a parent-death signal, a Guard
+// kills its group only when it is sent SIGTERM.
+func guardProcAttr() *syscall.SysProcAttr { return sysProcAttr() }

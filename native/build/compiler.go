@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/rextio/rxeq/internal/subproc"
 	"io"
 	"io/fs"
 	"os"
@@ -122,21 +123,24 @@ var errCompileTimeout = errors.New("compile timed out")
 // output to out, in a process group of its own. When the run exceeds
 // timeout (0 means DefaultCompileTimeout) or ctx ends, the whole group is
 // killed (the driver and the cc1/as/ld it started), and Wait gives up on
-// pipes a stray grandchild still holds after a short delay. On Linux the
-// driver is also killed when rxeq dies (a parent-death signal), so a
-// killed rxeq leaves no compiler behind.
+// pipes a stray grandchild still holds after a short delay. The driver
+// runs under a subproc.Guard, a shell that gets a parent-death signal on
+// Linux and then kills its whole group, so a killed rxeq (even with
+// SIGKILL) leaves no compiler behind: a parent-death signal on the driver
+// alone would leave its cc1plus running.
 func runCompiler(ctx context.Context, path string, args []string, dir string, out io.Writer, timeout time.Duration) error {
 	if timeout <= 0 {
 		timeout = DefaultCompileTimeout
 	}
 	tctx, cancel := context.WithTimeoutCause(ctx, timeout, errCompileTimeout)
 	defer cancel()
-	cmd := exec.CommandContext(tctx, path, args...)
+	argv := subproc.Guard(append([]string{path}, args...))
+	cmd := exec.CommandContext(tctx, argv[0], argv[1:]...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "LC_ALL=C") // plain ASCII diagnostics
 	cmd.Stdout = out
 	cmd.Stderr = out
-	cmd.SysProcAttr = compilerProcAttr()
+	cmd.SysProcAttr = subproc.GuardProcAttr()
 	cmd.Cancel = func() error {
 		if cmd.Process == nil {
 			return nil

@@ -5,12 +5,6 @@ import (
 	"syscall"
 )
 
-// compilerProcAttr puts a compiler run in a process group of its own (so a
-// timeout kills its children too) and kills it when rxeq dies.
-func compilerProcAttr() *syscall.SysProcAttr {
-	return &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-}
-
 // ScratchDir is where a throwaway build cache belongs: a directory whose
 // file operations are cheap, because a fuzzing session builds and loads
 // thousands of small libraries it never reuses. On Linux that is /dev/shm

@@ -2,16 +2,7 @@
 
 package build
 
-import (
-	"os"
-	"syscall"
-)
-
-// compilerProcAttr puts a compiler run in a process group of its own, so a
-// timeout kills its children too.
-func compilerProcAttr() *syscall.SysProcAttr {
-	return &syscall.SysProcAttr{Setpgid: true}
-}
+import "os"
 
 // ScratchDir is where a throwaway build cache belongs: os.TempDir()
 // outside Linux (see the Linux build for /dev/shm).

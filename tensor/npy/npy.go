@@ -43,10 +43,10 @@ import (
 	"io"
 	"math"
 	"os"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 
 	"github.com/rextio/rxeq/tensor"
 )
@@ -179,16 +179,20 @@ type Header struct {
 	Descr        string // the NumPy dtype string, like "<f4"
 	Fortran      bool   // 'fortran_order'
 	Shape        []int  // nil for a scalar
+	// DataOffset is where the data starts: the length of the preamble and
+	// the header.
+	DataOffset int64
 }
-
-var (
-	descrRE   = regexp.MustCompile(`['"]descr['"]\s*:\s*['"]([^'"]*)['"]`)
-	fortranRE = regexp.MustCompile(`['"]fortran_order['"]\s*:\s*(True|False)\b`)
-	shapeRE   = regexp.MustCompile(`['"]shape['"]\s*:\s*\(([^)]*)\)`)
-)
 
 // ReadHeader reads the magic, the version and the header dictionary of a
 // .npy stream, leaving r at the first data byte.
+//
+// The dictionary is read as NumPy's np.lib.format reads it (a Python
+// literal): exactly the keys 'descr' (a string), 'fortran_order' (True or
+// False) and 'shape' (a tuple of non-negative integers), each once. A key
+// given twice, another key, or a shape that is not a tuple (`(128)` is
+// the integer 128 in Python, not the tuple `(128,)`) is an ErrFormat
+// error, as np.load refuses them too.
 func ReadHeader(r io.Reader) (Header, error) {
 	var h Header
 	var pre [8]byte
@@ -207,12 +211,14 @@ func ReadHeader(r io.Reader) (Header, error) {
 			return h, fmt.Errorf("%w: truncated in the header length", ErrFormat)
 		}
 		hlen = int(binary.LittleEndian.Uint16(b[:]))
+		h.DataOffset = 10 + int64(hlen)
 	case 2, 3:
 		var b [4]byte
 		if _, err := io.ReadFull(r, b[:]); err != nil {
 			return h, fmt.Errorf("%w: truncated in the header length", ErrFormat)
 		}
 		hlen = int(binary.LittleEndian.Uint32(b[:]))
+		h.DataOffset = 12 + int64(hlen)
 	default:
 		return h, fmt.Errorf("%w: unknown format version %d.%d (rxeq reads 1.0, 2.0 and 3.0)", ErrFormat, h.Major, h.Minor)
 	}
@@ -224,22 +230,161 @@ func ReadHeader(r io.Reader) (Header, error) {
 		return h, fmt.Errorf("%w: truncated in the header (%d bytes announced)", ErrFormat, hlen)
 	}
 	header := strings.TrimSpace(string(hb))
-	dm, fm, sm := descrRE.FindStringSubmatch(header), fortranRE.FindStringSubmatch(header), shapeRE.FindStringSubmatch(header)
-	if !strings.HasPrefix(header, "{") || !strings.HasSuffix(header, "}") || dm == nil || fm == nil || sm == nil {
-		return h, fmt.Errorf("%w: malformed header %q (want a dict with 'descr', 'fortran_order' and 'shape')", ErrFormat, header)
-	}
-	h.Descr, h.Fortran = dm[1], fm[1] == "True"
-	for _, f := range strings.Split(sm[1], ",") {
-		if f = strings.TrimSpace(f); f == "" {
-			continue
-		}
-		d, err := strconv.Atoi(strings.TrimSuffix(f, "L"))
-		if err != nil || d < 0 {
-			return h, fmt.Errorf("%w: bad dimension %q in shape (%s)", ErrFormat, f, sm[1])
-		}
-		h.Shape = append(h.Shape, d)
+	if err := parseDict(header, &h); err != nil {
+		return h, fmt.Errorf("%w: malformed header %s: %s (want a dict with 'descr', 'fortran_order' and 'shape', each once)", ErrFormat, quoteShort(header), err)
 	}
 	return h, nil
+}
+
+// quoteShort quotes s, cut to 200 bytes.
+func quoteShort(s string) string {
+	if len(s) > 200 {
+		return strconv.Quote(s[:200]) + "…"
+	}
+	return strconv.Quote(s)
+}
+
+// parseDict reads the header dictionary into h (see ReadHeader).
+func parseDict(s string, h *Header) error {
+	p := &dictParser{s: s}
+	if !p.eat("{") {
+		return errors.New("it does not start with '{'")
+	}
+	seen := map[string]bool{}
+	for {
+		if p.eat("}") {
+			break
+		}
+		key, err := p.str()
+		if err != nil {
+			return fmt.Errorf("a key: %w", err)
+		}
+		if seen[key] {
+			return fmt.Errorf("the key %q is given twice", key)
+		}
+		seen[key] = true
+		if !p.eat(":") {
+			return fmt.Errorf("no ':' after the key %q", key)
+		}
+		switch key {
+		case "descr":
+			if h.Descr, err = p.str(); err != nil {
+				return fmt.Errorf("'descr': %w", err)
+			}
+		case "fortran_order":
+			switch {
+			case p.eat("True"):
+				h.Fortran = true
+			case p.eat("False"):
+				h.Fortran = false
+			default:
+				return errors.New("'fortran_order' is not True or False")
+			}
+		case "shape":
+			if h.Shape, err = p.tuple(); err != nil {
+				return fmt.Errorf("'shape': %w", err)
+			}
+		default:
+			return fmt.Errorf("unknown key %q", key)
+		}
+		if p.eat("}") {
+			break
+		}
+		if !p.eat(",") {
+			return errors.New("no ',' or '}' after a value")
+		}
+	}
+	if p.skip(); p.i != len(p.s) {
+		return errors.New("text after the closing '}'")
+	}
+	for _, k := range []string{"descr", "fortran_order", "shape"} {
+		if !seen[k] {
+			return fmt.Errorf("no key %q", k)
+		}
+	}
+	return nil
+}
+
+// dictParser reads the Python literal of a .npy header.
+type dictParser struct {
+	s string
+	i int
+}
+
+func (p *dictParser) skip() {
+	for p.i < len(p.s) && (p.s[p.i] == ' ' || p.s[p.i] == '\t' || p.s[p.i] == '\n' || p.s[p.i] == '\r') {
+		p.i++
+	}
+}
+
+// eat consumes tok (after blanks) when it comes next.
+func (p *dictParser) eat(tok string) bool {
+	p.skip()
+	if strings.HasPrefix(p.s[p.i:], tok) {
+		p.i += len(tok)
+		return true
+	}
+	return false
+}
+
+// str reads a quoted string without escapes.
+func (p *dictParser) str() (string, error) {
+	p.skip()
+	if p.i >= len(p.s) || (p.s[p.i] != '\'' && p.s[p.i] != '"') {
+		return "", errors.New("not a quoted string")
+	}
+	q := p.s[p.i]
+	end := strings.IndexByte(p.s[p.i+1:], q)
+	if end < 0 {
+		return "", errors.New("an unterminated string")
+	}
+	v := p.s[p.i+1 : p.i+1+end]
+	if strings.ContainsAny(v, "\\'\"") {
+		return "", errors.New("a string with escapes")
+	}
+	p.i += end + 2
+	return v, nil
+}
+
+// tuple reads a tuple of non-negative integers: (), (n,), (n, m) or
+// (n, m,); a parenthesised integer is not a tuple.
+func (p *dictParser) tuple() ([]int, error) {
+	if !p.eat("(") {
+		return nil, errors.New("not a tuple")
+	}
+	var out []int
+	comma := false // the last item is followed by a comma
+	for !p.eat(")") {
+		if len(out) > 0 {
+			if !p.eat(",") {
+				return nil, errors.New("no ',' between dimensions")
+			}
+			if comma = true; p.eat(")") {
+				break
+			}
+		}
+		p.skip()
+		j := p.i
+		for j < len(p.s) && (p.s[j] >= '0' && p.s[j] <= '9' || p.s[j] == '-') {
+			j++
+		}
+		f := p.s[p.i:j]
+		if j < len(p.s) && p.s[j] == 'L' {
+			j++
+		}
+		d, err := strconv.Atoi(f)
+		if err != nil || d < 0 {
+			return nil, fmt.Errorf("bad dimension %q", p.s[p.i:j])
+		}
+		p.i, comma = j, false
+		if out = append(out, d); len(out) > 64 {
+			return nil, errors.New("more than 64 dimensions")
+		}
+	}
+	if len(out) == 1 && !comma {
+		return nil, fmt.Errorf("(%d) is an integer, not a tuple; a 1-d shape is written (%d,)", out[0], out[0])
+	}
+	return out, nil
 }
 
 // dtypeNames are readable names of NumPy dtype codes, for messages.
@@ -280,27 +425,135 @@ func Read(r io.Reader) (*tensor.Tensor, error) {
 	if err != nil {
 		return nil, err
 	}
-	return readData(br, h)
+	return readData(br, h, false)
 }
 
-// ReadFile reads the .npy file path (see Read); errors start with the
-// path.
+// ErrNotRegular: a path that is not a regular file (a FIFO, a socket, a
+// device such as /dev/stdin, a directory), refused before any read, so
+// that a FIFO without a writer cannot block the reader. It wraps
+// ErrFormat.
+var ErrNotRegular = fmt.Errorf("%w: not a regular file", ErrFormat)
+
+// OpenFile opens path for reading as rxeq reads files it is given: with
+// O_NONBLOCK, so that opening a FIFO without a writer does not block, and
+// then requires a regular file on the descriptor (fstat, so a symlink to a
+// FIFO or /proc/self/fd/0 is caught too); anything else is an
+// ErrNotRegular error naming what it is. It returns the file and its size.
+func OpenFile(path string) (*os.File, int64, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, 0, err
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, 0, err
+	}
+	if !st.Mode().IsRegular() {
+		f.Close()
+		return nil, 0, fmt.Errorf("%s: %w (it is %s)", path, ErrNotRegular, fileKind(st.Mode()))
+	}
+	return f, st.Size(), nil
+}
+
+// fileKind names the kind of a file that is not a regular one.
+func fileKind(m os.FileMode) string {
+	switch {
+	case m&os.ModeNamedPipe != 0:
+		return "a FIFO"
+	case m&os.ModeSocket != 0:
+		return "a socket"
+	case m&os.ModeCharDevice != 0:
+		return "a character device"
+	case m&os.ModeDevice != 0:
+		return "a device"
+	case m.IsDir():
+		return "a directory"
+	}
+	return "of mode " + m.String()
+}
+
+// StatFile reads and checks the header of the .npy file path without
+// reading its data: the dtype, the order, and the file's size (fstat),
+// which must be the header's plus exactly the bytes the shape needs (a
+// truncated file and trailing bytes are ErrFormat errors). So a header
+// announcing gigabytes over a short or sparse file is found out before
+// anything is allocated. Errors start with the path.
+func StatFile(path string) (Header, error) {
+	f, size, err := OpenFile(path)
+	if err != nil {
+		return Header{}, err
+	}
+	defer f.Close()
+	h, err := statHeader(f, size)
+	if err != nil {
+		return h, fmt.Errorf("%s: %w", path, err)
+	}
+	return h, nil
+}
+
+// statHeader reads the header of a file of size bytes and checks it (see
+// StatFile).
+func statHeader(f io.Reader, size int64) (Header, error) {
+	h, err := ReadHeader(f)
+	if err != nil {
+		return h, err
+	}
+	_, elem, err := h.elemType()
+	if err != nil {
+		return h, err
+	}
+	n, ok := tensor.CheckedNumElements(h.Shape)
+	if !ok || n > math.MaxInt64/elem {
+		return h, fmt.Errorf("%w: shape %s has too many elements", ErrFormat, ShapeTuple(h.Shape))
+	}
+	need, have := int64(n)*int64(elem), size-h.DataOffset
+	switch {
+	case have < need:
+		return h, fmt.Errorf("%w: truncated: shape %s of %s needs %d data bytes, the file has %d", ErrFormat, ShapeTuple(h.Shape), DTypeName(h.Descr), need, have)
+	case have > need:
+		return h, fmt.Errorf("%w: %d bytes after the data of shape %s (several arrays in one file? save one array per file)", ErrFormat, have-need, ShapeTuple(h.Shape))
+	}
+	return h, nil
+}
+
+// DataBytes returns how many data bytes the header's shape and dtype
+// need (0 for a dtype rxeq does not read).
+func (h Header) DataBytes() int64 {
+	_, elem, err := h.elemType()
+	n, ok := tensor.CheckedNumElements(h.Shape)
+	if err != nil || !ok || n > math.MaxInt64/elem {
+		return 0
+	}
+	return int64(n) * int64(elem)
+}
+
+// ReadFile reads the .npy file path (see Read), opened with OpenFile and
+// checked with StatFile's rules before the data is read: the data is read
+// once, into a tensor of exactly the size the (checked) header gives.
+// Errors start with the path.
 func ReadFile(path string) (*tensor.Tensor, error) {
-	f, err := os.Open(path)
+	f, size, err := OpenFile(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	t, err := Read(f)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+	br := bufio.NewReaderSize(f, 64<<10)
+	h, err := statHeader(br, size)
+	if err == nil {
+		var t *tensor.Tensor
+		if t, err = readData(br, h, true); err == nil {
+			return t, nil
+		}
 	}
-	return t, nil
+	return nil, fmt.Errorf("%s: %w", path, err)
 }
 
-func readData(br *bufio.Reader, h Header) (*tensor.Tensor, error) {
-	var size int
+// elemType returns the tensor dtype and element size of the header's
+// descr, or an ErrUnsupported error saying how to convert the array.
+func (h Header) elemType() (tensor.DType, int, error) {
 	var dt tensor.DType
+	var size int
 	switch h.Descr {
 	case "<f4":
 		dt, size = tensor.Float32, 4
@@ -309,12 +562,23 @@ func readData(br *bufio.Reader, h Header) (*tensor.Tensor, error) {
 	case "<i8":
 		dt, size = tensor.Int64, 8
 	case ">f4", ">f8", ">i8":
-		return nil, fmt.Errorf("%w: big-endian data (%s); convert it to little-endian: np.save(path, a.astype(a.dtype.newbyteorder('<')))", ErrUnsupported, h.Descr)
+		return 0, 0, fmt.Errorf("%w: big-endian data (%s); convert it to little-endian: np.save(path, a.astype(a.dtype.newbyteorder('<')))", ErrUnsupported, h.Descr)
 	default:
-		return nil, fmt.Errorf("%w: dtype %s ('%s'); rxeq reads float32 ('<f4'), float64 ('<f8') and int64 ('<i8')", ErrUnsupported, DTypeName(h.Descr), h.Descr)
+		return 0, 0, fmt.Errorf("%w: dtype %s ('%s'); rxeq reads float32 ('<f4'), float64 ('<f8') and int64 ('<i8')", ErrUnsupported, DTypeName(h.Descr), h.Descr)
 	}
 	if h.Fortran {
-		return nil, fmt.Errorf("%w: Fortran-order (column-major) array of shape %s; save it in C order: np.save(path, np.ascontiguousarray(a))", ErrUnsupported, ShapeTuple(h.Shape))
+		return 0, 0, fmt.Errorf("%w: Fortran-order (column-major) array of shape %s; save it in C order: np.save(path, np.ascontiguousarray(a))", ErrUnsupported, ShapeTuple(h.Shape))
+	}
+	return dt, size, nil
+}
+
+// readData reads the data of h from br; exact says the stream is known to
+// hold exactly that data (StatFile's check), so the elements are
+// allocated at once.
+func readData(br *bufio.Reader, h Header, exact bool) (*tensor.Tensor, error) {
+	dt, size, err := h.elemType()
+	if err != nil {
+		return nil, err
 	}
 	n, ok := tensor.CheckedNumElements(h.Shape)
 	if !ok || n > math.MaxInt/size {
@@ -323,14 +587,13 @@ func readData(br *bufio.Reader, h Header) (*tensor.Tensor, error) {
 	shape := slices.Clone(h.Shape)
 	t := &tensor.Tensor{DType: dt, Shape: shape}
 	var got int
-	var err error
 	switch dt {
 	case tensor.Float32:
-		t.F32, got, err = readElems(br, n, 4, func(b []byte) float32 { return math.Float32frombits(binary.LittleEndian.Uint32(b)) })
+		t.F32, got, err = readElems(br, n, 4, exact, func(b []byte) float32 { return math.Float32frombits(binary.LittleEndian.Uint32(b)) })
 	case tensor.Float64:
-		t.F64, got, err = readElems(br, n, 8, func(b []byte) float64 { return math.Float64frombits(binary.LittleEndian.Uint64(b)) })
+		t.F64, got, err = readElems(br, n, 8, exact, func(b []byte) float64 { return math.Float64frombits(binary.LittleEndian.Uint64(b)) })
 	case tensor.Int64:
-		t.I64, got, err = readElems(br, n, 8, func(b []byte) int64 { return int64(binary.LittleEndian.Uint64(b)) })
+		t.I64, got, err = readElems(br, n, 8, exact, func(b []byte) int64 { return int64(binary.LittleEndian.Uint64(b)) })
 	}
 	if err != nil {
 		return nil, fmt.Errorf("npy: reading data: %w", err)
@@ -347,10 +610,15 @@ func readData(br *bufio.Reader, h Header) (*tensor.Tensor, error) {
 
 // readElems decodes n elements of size bytes each from br, returning them
 // and how many data bytes were there (fewer than n*size when the stream
-// ends early). The slice grows with the data actually read, so a header
-// announcing a huge shape over a short stream costs no huge allocation.
-func readElems[T any](br *bufio.Reader, n, size int, decode func([]byte) T) ([]T, int, error) {
-	out := make([]T, 0, min(n, (16<<20)/size))
+// ends early). Unless exact, the slice grows with the data actually read,
+// so a header announcing a huge shape over a short stream costs no huge
+// allocation; exact allocates all n at once.
+func readElems[T any](br *bufio.Reader, n, size int, exact bool, decode func([]byte) T) ([]T, int, error) {
+	c := min(n, (16<<20)/size)
+	if exact {
+		c = n
+	}
+	out := make([]T, 0, c)
 	var buf [64 << 10]byte
 	got := 0
 	for len(out) < n {

@@ -7,7 +7,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
+	"syscall"
+	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -216,5 +219,81 @@ np.save(d + "/i32.npy", np.ones(3, dtype=np.int32))
 		Expect(err).To(MatchError(ContainSubstring("big-endian")))
 		_, err = npy.ReadFile(filepath.Join(dir, "i32.npy"))
 		Expect(err).To(MatchError(ContainSubstring("dtype int32")))
+	})
+})
+
+var _ = Describe("hostile files", func() {
+	It("reads a header dict as NumPy does: each key once, a shape that is a tuple", func() {
+		for dict, text := range map[string]string{
+			"{'descr': '<f4', 'fortran_order': False, 'shape': (1,), 'descr': '|O', }": `the key "descr" is given twice`,
+			"{'descr': '<f4', 'fortran_order': False, 'shape': (1), }":                 "(1) is an integer, not a tuple; a 1-d shape is written (1,)",
+			"{'descr': '<f4', 'fortran_order': False, 'shape': (1,), 'x': 1, }":        `unknown key "x"`,
+		} {
+			_, err := read(append(header(dict), 0, 0, 0x80, 0x3f))
+			Expect(errors.Is(err, npy.ErrFormat)).To(BeTrue(), "%s: %v", dict, err)
+			Expect(err).To(MatchError(ContainSubstring(text)), dict)
+		}
+		t, err := read(append(header("{'descr': '<f4', 'fortran_order': False, 'shape': (1, 1,), }"), 0, 0, 0x80, 0x3f))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(t.Shape).To(Equal([]int{1, 1}))
+	})
+
+	It("refuses a FIFO, a symlink to one and a device at once instead of blocking", func() {
+		dir := GinkgoT().TempDir()
+		fifo := filepath.Join(dir, "x.npy")
+		Expect(syscall.Mkfifo(fifo, 0o600)).To(Succeed())
+		link := filepath.Join(dir, "link.npy")
+		Expect(os.Symlink(fifo, link)).To(Succeed())
+		for path, kind := range map[string]string{fifo: "a FIFO", link: "a FIFO", "/dev/null": "a character device"} {
+			done := make(chan error, 2)
+			go func() {
+				_, err := npy.ReadFile(path)
+				done <- err
+				_, err = npy.StatFile(path)
+				done <- err
+			}()
+			for range 2 {
+				var err error
+				Eventually(done, 5*time.Second).Should(Receive(&err), path)
+				Expect(errors.Is(err, npy.ErrNotRegular)).To(BeTrue(), "%v", err)
+				Expect(err).To(MatchError(path + ": npy: malformed file: not a regular file (it is " + kind + ")"))
+			}
+		}
+	})
+
+	It("sizes a file with fstat before reading it: a sparse file claiming 1 GiB costs no allocation", func() {
+		path := filepath.Join(GinkgoT().TempDir(), "x.npy")
+		h := header("{'descr': '<f4', 'fortran_order': False, 'shape': (268435456,), }")
+		Expect(os.WriteFile(path, h, 0o644)).To(Succeed())
+		Expect(os.Truncate(path, int64(len(h))+4096)).To(Succeed()) // sparse: 4 KiB of the 1 GiB
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		_, err := npy.ReadFile(path)
+		runtime.ReadMemStats(&after)
+		Expect(err).To(MatchError(ContainSubstring("truncated: shape (268435456,) of float32 needs 1073741824 data bytes, the file has 4096")))
+		Expect(after.TotalAlloc - before.TotalAlloc).To(BeNumerically("<", 1<<20))
+		_, err = npy.StatFile(path)
+		Expect(errors.Is(err, npy.ErrFormat)).To(BeTrue())
+
+		Expect(os.Truncate(path, int64(len(h))+1<<30)).To(Succeed()) // sparse, the right size: StatFile reads no data
+		runtime.ReadMemStats(&before)
+		hd, err := npy.StatFile(path)
+		runtime.ReadMemStats(&after)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(hd.DataBytes()).To(Equal(int64(1 << 30)))
+		Expect(hd.DataOffset).To(Equal(int64(len(h))))
+		Expect(after.TotalAlloc - before.TotalAlloc).To(BeNumerically("<", 1<<20))
+	})
+
+	It("reads a file into exactly its size, once", func() {
+		path := filepath.Join(GinkgoT().TempDir(), "x.npy")
+		Expect(npy.WriteFile(path, tensor.NewFloat32(1<<21, 4))).To(Succeed()) // 32 MiB
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		t, err := npy.ReadFile(path)
+		runtime.ReadMemStats(&after)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(t.F32).To(HaveLen(8 << 20))
+		Expect(after.TotalAlloc - before.TotalAlloc).To(BeNumerically("<", 33<<20)) // no append doubling
 	})
 })

@@ -1,0 +1,29 @@
+package subproc
+
+import "syscall"
+
+// guardScript is the shell program of Guard: it runs the command in the
+// background with the shell's own stdin (passed on as fd 3: a background
+// job of a non-interactive shell would otherwise read /dev/null), waits for it
+// and exits with its status; SIGTERM or SIGHUP make it SIGKILL its whole
+// process group, itself included.
+const guardScript = `trap 'kill -KILL 0' TERM HUP
+exec 3<&0
+"$@" <&3 3<&- &
+wait $!`
+
+// Guard wraps argv in a guard: a /bin/sh that runs argv and, when it is
+// sent SIGTERM or SIGHUP, kills its whole process group. Started with
+// GuardProcAttr (its own group, and SIGTERM when rxeq dies, on Linux),
+// nothing argv starts outlives rxeq, not even when rxeq is killed with
+// SIGKILL and runs no code of its own: the parent-death signal reaches
+// only the direct child, the guard, whose trap then kills the compiler
+// driver's cc1plus as well as the driver. The exit status is argv's (128
+// + N for a command killed by signal N).
+func Guard(argv []string) []string {
+	return append([]string{"/bin/sh", "-c", guardScript, "rxeq-guard"}, argv...)
+}
+
+// GuardProcAttr is the SysProcAttr to start a Guard with: a process group
+// of its own, and on Linux SIGTERM when its parent dies.
+func GuardProcAttr() *syscall.SysProcAttr { return guardProcAttr() }
