@@ -87,23 +87,42 @@ func (o offByOnePrepared) Run(ctx context.Context, fn string, in map[string]*ten
 	return out, err
 }
 
-var _ = Describe("where a lock is checked", func() {
-	It("checks each function's lock in one entry, not once per batch or executor", func() {
-		src := []byte("//rx:scenario once\n//rx:batches 1 2 3\n//rx:input x normal(0, 1)\npackage p\n\n" +
-			"func f(x [B][4]float32) (y [B][4]float32) {\n\t//rx:lock \"no such text\"\n\ty = Tanh(x)\n\treturn\n}\n\n" +
-			"func g(x [B][4]float32) (y [B][4]float32) {\n\ty = Tanh(x)\n\treturn\n}\n")
-		f, err := program.ParseScenario("once.rx", src)
+var _ = Describe("where a lock is checked", Serial, func() {
+	It("fails every entry of a function whose lock fails, so no label filter or focus leaves it out", func() {
+		f, err := program.ParseScenario("testdata/badlock.rx", mustRead("testdata/badlock.rx"))
 		Expect(err).NotTo(HaveOccurred())
-		opts := harness.Options{Executors: []executor.Executor{offByOne{}, fallback.Executor{}}}
+		f.Batches = []int{1, 2}
+		opts := harness.Options{
+			Executors:   []executor.Executor{fallback.Executor{}, renamed{fallback.Executor{}, "fallback-again"}},
+			Unavailable: []executor.Unavailable{{Executor: executor.Torch, Reason: "no libtorch here"}},
+		}
 		cases := rxginkgo.PlannedCases([]*program.File{f}, opts)
-		Expect(cases).To(HaveLen(2 * 3 * 2))
-		var checked []string
+		Expect(cases).To(HaveLen(2 * 2 * 3))
+		failed := 0
 		for _, c := range cases {
-			if !c.Options.SkipLocks {
-				checked = append(checked, c.String())
+			if c.Function != "score" {
+				continue
+			}
+			msg, _ := failureOf(rxginkgo.AssertEntry, c)
+			Expect(msg).To(ContainSubstring("LOCK bad-lock/score:"), c.String())
+			Expect(msg).To(ContainSubstring("round_idx < 4"), c.String())
+			failed++
+		}
+		// Every batch and every executor, the one that cannot run here too.
+		Expect(failed).To(Equal(2 * 3))
+		for _, c := range cases {
+			if c.Function == "decoy" && c.Unavailable == "" {
+				msg, _ := failureOf(rxginkgo.AssertEntry, c)
+				Expect(msg).To(BeEmpty(), c.String())
 			}
 		}
-		// The first executor that needs no C compiler, at the first batch.
-		Expect(checked).To(Equal([]string{"once/f/b1/off-by-one", "once/g/b1/off-by-one"}))
 	})
 })
+
+// renamed is an executor under another name.
+type renamed struct {
+	executor.Executor
+	name executor.Name
+}
+
+func (r renamed) Name() executor.Name { return r.name }

@@ -15,9 +15,10 @@
 // kernels), or the executors of the options given. Its labels say what it
 // runs ("oracle" and the executor's name, and "native" for every executor
 // that needs a C compiler), so --label-filter='!native' runs the entries
-// that need none. The function's source lock is checked once, in the
-// entry of its first batch and the first executor that needs no compiler
-// (the fallback's). An entry's
+// that need none. The function's source lock is checked in every entry
+// of the function (generating C needs no compiler, and the check takes
+// microseconds), so no --label-filter or --focus can leave a broken lock
+// out of a run that runs any of the function's entries. An entry's
 // location is the function's line in its .rx file; a failure message
 // starts with that file:line and the case's name, then the harness's
 // mismatch report or the lock's near-miss text. (Ginkgo takes a failure's
@@ -48,6 +49,8 @@ import (
 	"github.com/rextio/rxeq/executor"
 	"github.com/rextio/rxeq/executor/builtin"
 	"github.com/rextio/rxeq/harness"
+	"github.com/rextio/rxeq/lock"
+	"github.com/rextio/rxeq/native"
 	"github.com/rextio/rxeq/program"
 	"github.com/rextio/rxeq/scenarios"
 )
@@ -142,13 +145,6 @@ func planEntries(files []*program.File, opts harness.Options) []plannedEntry {
 		}
 		execs, unavailable = sel.Executors, sel.Unavailable
 	}
-	lockAt := 0
-	for i, e := range execs {
-		if !executor.NeedsCompiler(e) {
-			lockAt = i
-			break
-		}
-	}
 	var out []plannedEntry
 	replayed := false // some function found a file under opts.Inputs
 	for _, f := range files {
@@ -165,14 +161,14 @@ func planEntries(files []*program.File, opts harness.Options) []plannedEntry {
 				continue
 			}
 			replayed = replayed || fnOpts.Inputs != ""
-			for bi, b := range fnBatches {
-				for i, e := range execs {
+			for _, b := range fnBatches {
+				for _, e := range execs {
 					o := fnOpts
 					o.Executors = []executor.Executor{e}
 					o.Unavailable = nil
-					// The lock is one per function: checked in one entry
-					// only, so a lock that fails is one failure.
-					o.SkipLocks = opts.SkipLocks || i != lockAt || bi != 0
+					// The lock is checked in every entry of the function:
+					// checked in one entry only, a label filter or a focus
+					// that leaves that entry out would pass a broken lock.
 					c := Case{File: f, Function: fn.Name, Batch: b, Options: o, Executor: e.Name()}
 					labels := ginkgo.Label(string(executor.Oracle), string(e.Name()))
 					if executor.NeedsCompiler(e) {
@@ -181,7 +177,11 @@ func planEntries(files []*program.File, opts harness.Options) []plannedEntry {
 					out = append(out, plannedEntry{c, labels, at})
 				}
 				for _, u := range unavailable {
-					c := Case{File: f, Function: fn.Name, Batch: b, Executor: u.Executor, Unavailable: u.Reason}
+					// Skipped, but its lock is checked all the same: a
+					// filter that selects only these entries still sees a
+					// broken lock.
+					c := Case{File: f, Function: fn.Name, Batch: b, Executor: u.Executor, Unavailable: u.Reason,
+						Options: harness.Options{SkipLocks: opts.SkipLocks}}
 					out = append(out, plannedEntry{c, ginkgo.Label(string(executor.Oracle), string(u.Executor), "native"), at})
 				}
 			}
@@ -278,6 +278,9 @@ func AssertCase(c Case) {
 		return
 	}
 	if c.Unavailable != "" {
+		if msg := c.lockFailure(); msg != "" {
+			gomega.Expect(errors.New(msg)).To(notFail(c.where() + "\n"))
+		}
 		if os.Getenv(RequireTorchEnv) != "" {
 			ginkgo.Fail(fmt.Sprintf("executor %s is required (%s is set) but cannot run: %s", c.Executor, RequireTorchEnv, c.Unavailable))
 		}
@@ -317,6 +320,30 @@ func (c Case) where() string {
 		return fmt.Sprintf("%s:%d: %s", fn.Pos.Filename, fn.Pos.Line, c)
 	}
 	return c.String()
+}
+
+// lockFailure checks the lock of c's function against the generated C
+// (no compiler needed) unless c.Options.SkipLocks, and returns the
+// failure text, or "" when it holds or the function has no lock lines.
+func (c Case) lockFailure() string {
+	fn := c.File.Func(c.Function)
+	if c.Options.SkipLocks || fn == nil || len(fn.Locks) == 0 {
+		return ""
+	}
+	only := *c.File
+	only.Funcs = []*program.Func{fn}
+	p, err := program.Lower(&only)
+	var src []byte
+	if err == nil {
+		src, err = native.Generate(p)
+	}
+	if err != nil {
+		return fmt.Sprintf("LOCK %s/%s:\n    no C to check the lock against: %v", c.File.ScenarioName(), fn.Name, err)
+	}
+	if res := lock.Check(src, native.CFuncName(fn.Name), fn.Locks); !res.OK {
+		return fmt.Sprintf("LOCK %s/%s:\n    %s", c.File.ScenarioName(), fn.Name, strings.ReplaceAll(res.Message, "\n", "\n    "))
+	}
+	return ""
 }
 
 // notFail succeeds on a nil error; its failure message is prefix and the
