@@ -41,6 +41,13 @@ var (
 	// message (something printed to stdout), a malformed or unexpected
 	// message. The process is killed.
 	ErrProtocol = errors.New("protocol violation")
+	// ErrByName: the executor runs code of its own chosen by function
+	// name (a user's fixed scorer behind an external executor whose hello
+	// lists the functions it serves), not the program it is given. It can
+	// be compared on the .rx file that describes that code (rxeq run,
+	// rxginkgo), but not on programs rxeq makes up or shrinks (rxeq fuzz,
+	// rxeq reduce), which refuse it with an error wrapping this one.
+	ErrByName = errors.New("serves its own functions by name")
 )
 
 // ProcessError is the error of a call whose process failed it: the

@@ -461,6 +461,11 @@ type prepared struct {
 	closed   sync.Once
 }
 
+// ServedByName returns the functions the executor's hello listed (it
+// serves those by name: executor.ByName), or nil when its hello listed
+// none and it serves whatever program it is given.
+func (p *prepared) ServedByName() []string { return slices.Clone(p.served) }
+
 // Serves reports whether the executor serves fn, and if not, why.
 func (p *prepared) serves(fn string) (bool, string) {
 	if why, ok := p.unserved[fn]; ok {

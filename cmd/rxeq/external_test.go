@@ -1,7 +1,10 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -96,3 +99,45 @@ var _ = Describe("external executors on the command line", func() {
 		}
 	})
 })
+
+var _ = Describe("fuzz and reduce with an executor that serves its own functions by name", func() {
+	// minimal_executor.py serves echo by name whatever program it is
+	// given: fuzzing or shrinking programs against it says nothing.
+	mini := func() string {
+		script, _ := filepath.Abs("../../examples/python/minimal_executor.py")
+		return "mini=/usr/bin/python3 " + script
+	}
+
+	It("refuses it in rxeq fuzz instead of counting programs it never ran", func() {
+		code, out, errOut := rxeq("fuzz", "--count", "3", "--executors", "oracle,mini", "--executor", mini(),
+			"--out", GinkgoT().TempDir(), "--parallel", "1")
+		Expect(code).To(Equal(exitUsage), out+errOut)
+		Expect(errOut).To(ContainSubstring("executor mini serves its own functions by name (echo)"))
+		Expect(errOut).To(ContainSubstring("cannot be fuzzed or reduced"))
+		Expect(out).NotTo(ContainSubstring("0 findings"))
+	})
+
+	It("refuses it in rxeq reduce instead of shrinking to an unrelated program", func() {
+		code, out, errOut := rxeq("reduce", "--executors", "oracle,mini", "--executor", mini(), "../../external/testdata/echo.rx")
+		Expect(code).To(Equal(exitUsage), out+errOut)
+		Expect(errOut).To(ContainSubstring("executor mini serves its own functions by name (echo)"))
+		Expect(out).To(BeEmpty())
+	})
+
+	It("is an error kind callers match with errors.Is", func() {
+		var s executorSpecs
+		Expect(s.Set(mini())).To(Succeed())
+		c, err := buildChecker("oracle,mini", nativeSetup{external: s})
+		Expect(err).NotTo(HaveOccurred())
+		defer executor.CloseAll(c.Executors)
+		_, err = c.Check(context.Background(), mustReadFile("../../external/testdata/echo.rx"))
+		Expect(errors.Is(err, executor.ErrByName)).To(BeTrue(), fmt.Sprint(err))
+	})
+})
+
+func mustReadFile(name string) []byte {
+	GinkgoHelper()
+	b, err := os.ReadFile(name)
+	Expect(err).NotTo(HaveOccurred())
+	return b
+}
