@@ -16,3 +16,14 @@ func PlannedCases(files []*program.File, opts harness.Options) []Case {
 	}
 	return out
 }
+
+// BadCases returns the Case of each failing entry that loading paths
+// makes (a file that does not check, duplicate scenario names).
+func BadCases(paths ...string) ([]Case, error) {
+	_, bad, err := load(paths)
+	var out []Case
+	for _, b := range bad {
+		out = append(out, b.c)
+	}
+	return out, err
+}

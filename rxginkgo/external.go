@@ -60,7 +60,11 @@ func EntriesWith(opts harness.Options, paths ...string) ([]ginkgo.TableEntry, er
 	if err != nil {
 		return nil, err
 	}
-	return append(bad, entries(files, opts)...), nil
+	var out []ginkgo.TableEntry
+	for _, b := range bad {
+		out = append(out, b.entry())
+	}
+	return append(out, entries(files, opts)...), nil
 }
 
 // TableWith is Table whose cases run with opts, for example

@@ -126,3 +126,26 @@ type renamed struct {
 }
 
 func (r renamed) Name() executor.Name { return r.name }
+
+var _ = Describe("two files with one scenario name", func() {
+	It("are one failing entry naming both files, not rows nobody can tell apart", func() {
+		root := GinkgoT().TempDir()
+		src := []byte("//rx:input x normal(0, 1)\npackage p\n\nfunc f(x [B][4]float32) (y [B][4]float32) {\n\ty = Tanh(x)\n\treturn\n}\n")
+		a, b := filepath.Join(root, "a", "scorer.rx"), filepath.Join(root, "b", "scorer.rx")
+		for _, p := range []string{a, b} {
+			Expect(os.MkdirAll(filepath.Dir(p), 0o755)).To(Succeed())
+			Expect(os.WriteFile(p, src, 0o600)).To(Succeed())
+		}
+		entries, err := rxginkgo.Entries(root)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(entries).To(HaveLen(1))
+		bad, err := rxginkgo.BadCases(root)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(bad).To(HaveLen(1))
+		Expect(bad[0].String()).To(Equal("duplicate scenario names"))
+		failures := InterceptGomegaFailures(func() { rxginkgo.AssertCase(bad[0]) })
+		Expect(failures).To(HaveLen(1))
+		Expect(failures[0]).To(HavePrefix("the files cannot run together:\n"))
+		Expect(failures[0]).To(ContainSubstring(`scenario "scorer": declared by ` + a + " and " + b))
+	})
+})

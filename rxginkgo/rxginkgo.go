@@ -92,6 +92,9 @@ func (c Case) String() string {
 		if errors.Is(c.Err, harness.ErrInputs) {
 			return "input files" // Options.Inputs holds no file for any function
 		}
+		if errors.Is(c.Err, scenarios.ErrDuplicate) {
+			return "duplicate scenario names"
+		}
 		return "does not check"
 	}
 	if c.Err != nil {
@@ -226,15 +229,27 @@ func inputBatches(f *program.File, fn *program.Func, batches []int, opts harness
 	return out, opts, nil
 }
 
+// badEntry is the failing entry of a file that cannot run: it does not
+// check, cannot be read, or repeats another's scenario name.
+type badEntry struct {
+	name string
+	at   types.CodeLocation
+	c    Case
+}
+
+func (b badEntry) entry() ginkgo.TableEntry {
+	return ginkgo.Entry(b.name, ginkgo.Label(string(executor.Oracle)), b.at, b.c)
+}
+
 // badFile is the entry of a file that does not check: it fails at the
 // first error's position with every error.
-func badFile(name string, err error) ginkgo.TableEntry {
+func badFile(name string, err error) badEntry {
 	at := types.CodeLocation{FileName: name, LineNumber: 1}
 	var list program.ErrorList
 	if errors.As(err, &list) && len(list) > 0 {
 		at = types.CodeLocation{FileName: list[0].Pos.Filename, LineNumber: list[0].Pos.Line}
 	}
-	return ginkgo.Entry(name+": does not check", ginkgo.Label(string(executor.Oracle)), at, Case{Err: err})
+	return badEntry{name + ": does not check", at, Case{Err: err}}
 }
 
 // MustEntries is Entries for use at suite construction: a path that cannot
@@ -271,8 +286,11 @@ func AssertCase(c Case) {
 		// The error's own text, one file:line:col line per problem, not
 		// gomega's dump of the error value.
 		what := "the file does not check:\n"
-		if errors.Is(c.Err, harness.ErrInputs) {
+		switch {
+		case errors.Is(c.Err, harness.ErrInputs):
 			what = "the input files cannot be used:\n"
+		case errors.Is(c.Err, scenarios.ErrDuplicate):
+			what = "the files cannot run together:\n"
 		}
 		gomega.Expect(c.Err).To(notFail(what))
 		return
@@ -383,7 +401,7 @@ func Run(ctx context.Context, c Case) (*harness.Result, error) {
 
 // load parses the files of paths (the catalog when none). A file that
 // cannot be read or does not check is returned as a failing entry in bad.
-func load(paths []string) (files []*program.File, bad []ginkgo.TableEntry, err error) {
+func load(paths []string) (files []*program.File, bad []badEntry, err error) {
 	if len(paths) == 0 {
 		files, err := scenarios.Catalog()
 		return files, nil, err
@@ -404,6 +422,20 @@ func load(paths []string) (files []*program.File, bad []ginkgo.TableEntry, err e
 			continue
 		}
 		files = append(files, f)
+	}
+	if err := scenarios.Unique(files); err != nil {
+		// One failing entry, at the first file that repeats a name, and no
+		// cases: rows nobody can tell apart would hide which file failed.
+		at := types.CodeLocation{LineNumber: 1}
+		seen := map[string]bool{}
+		for _, f := range files {
+			if seen[f.ScenarioName()] {
+				at.FileName = f.Name
+				break
+			}
+			seen[f.ScenarioName()] = true
+		}
+		return nil, append(bad, badEntry{"duplicate scenario names", at, Case{Err: err}}), nil
 	}
 	return files, bad, nil
 }

@@ -83,3 +83,45 @@ var _ = Describe("check and run agree", Label("e2e"), func() {
 		}
 	})
 })
+
+var _ = Describe("two files with one scenario name", func() {
+	// Two directories each with a scorer.rx: both scenarios are called
+	// "scorer" (no //rx:scenario), so their cases could not be told apart.
+	twoDirs := func() (a, b string) {
+		root := GinkgoT().TempDir()
+		a, b = filepath.Join(root, "a", "scorer.rx"), filepath.Join(root, "b", "scorer.rx")
+		for _, p := range []string{a, b} {
+			Expect(os.MkdirAll(filepath.Dir(p), 0o755)).To(Succeed())
+			Expect(os.WriteFile(p, []byte(good), 0o600)).To(Succeed())
+		}
+		return a, b
+	}
+
+	It("are refused by check, list, lock and run, naming both files", func() {
+		a, b := twoDirs()
+		for _, cmd := range [][]string{{"check"}, {"list"}, {"lock"}, {"run", "--backend", "fallback"}} {
+			code, _, errOut := rxeq(append(cmd, a, b)...)
+			Expect(code).To(Equal(exitUsage), cmd[0])
+			Expect(errOut).To(ContainSubstring(`scenario "scorer": declared by `+a+" and "+b), cmd[0])
+			Expect(errOut).To(ContainSubstring("//rx:scenario NAME"), cmd[0])
+		}
+	})
+
+	It("include one file given twice", func() {
+		a, _ := twoDirs()
+		code, _, errOut := rxeq("run", "--backend", "fallback", a, filepath.Dir(a))
+		Expect(code).To(Equal(exitUsage))
+		Expect(errOut).To(ContainSubstring(`scenario "scorer": ` + a + " is given 2 times"))
+	})
+})
+
+var _ = Describe("rxeq check on a directory", func() {
+	It("checks every .rx file under it, as run, list and lock do", func() {
+		dir := GinkgoT().TempDir()
+		Expect(os.WriteFile(filepath.Join(dir, "one.rx"), []byte(good), 0o600)).To(Succeed())
+		Expect(os.WriteFile(filepath.Join(dir, "two.rx"), []byte(good), 0o600)).To(Succeed())
+		code, out, errOut := rxeq("check", dir)
+		Expect(code).To(Equal(exitOK), errOut)
+		Expect(out).To(Equal(filepath.Join(dir, "one.rx") + ": ok (f)\n" + filepath.Join(dir, "two.rx") + ": ok (f)\n"))
+	})
+})

@@ -2,7 +2,7 @@
 //
 //	rxeq run [flags] [PATH...]   run the built-in catalog or the given .rx files and directories
 //	rxeq list [PATH...]          list scenarios, functions and batches
-//	rxeq check FILE...           parse and check; print file:line:col: message
+//	rxeq check PATH...           parse and check; print file:line:col: message
 //	rxeq gen [--func F] FILE     print the generated C
 //	rxeq export --format FORMAT FILE  write the program as a framework's model or module
 //	rxeq lock FILE...            run the source-lock checks only
@@ -49,7 +49,7 @@ const usage = `usage: rxeq <command> [arguments]
 commands:
   run [flags] [PATH...]   run the built-in catalog or the given .rx files and directories
   list [PATH...]          list scenarios, functions and batches
-  check FILE...           parse and check programs
+  check PATH...           parse and check programs
   gen [--func F] FILE     print the C the native backend generates
   export --format FORMAT [--func F] [-o OUT] FILE
                           write the program as a framework's model or module
