@@ -51,8 +51,27 @@ var _ = Describe("where a failing entry points", Serial, func() {
 		msg, at := failureOf(rxginkgo.AssertEntry, c)
 		Expect(msg).To(HavePrefix(path + ":6: loc/f/b2/off-by-one\n"))
 		Expect(msg).To(ContainSubstring("y: "))
+		Expect(strings.Count(msg, "loc/f/b2/off-by-one")).To(Equal(1), "the case is named once:\n"+msg)
 		Expect(at.FileName).NotTo(ContainSubstring("reflect"))
 		Expect(strings.HasSuffix(at.FileName, "rxginkgo/rxginkgo.go")).To(BeTrue(), at.String())
+	})
+
+	It("points at the //rx:tolerance line whose bound failed, naming the case once", func() {
+		dir := GinkgoT().TempDir()
+		path := filepath.Join(dir, "scorer.rx")
+		src := "//rx:scenario loc\n//rx:batches 2\n//rx:input x normal(0, 1)\n//rx:tolerance y rtol=1e-5 atol=1e-6\npackage p\n\n" +
+			"func f(x [B][4]float32) (y [B][4]float32, z [B][4]float32) {\n\ty = Tanh(x)\n\tz = Exp(x)\n\treturn\n}\n"
+		Expect(os.WriteFile(path, []byte(src), 0o644)).To(Succeed())
+		f, err := program.ParseScenario(path, []byte(src))
+		Expect(err).NotTo(HaveOccurred())
+		c := rxginkgo.Case{File: f, Function: "f", Batch: 2, Executor: "off-by-one",
+			Options: harness.Options{Executors: []executor.Executor{offByOne{}}}}
+		msg, _ := failureOf(rxginkgo.AssertEntry, c)
+		Expect(msg).To(HavePrefix(path + ":4: loc/f/b2/off-by-one (function f at " + path + ":7)\n"))
+		Expect(msg).To(ContainSubstring("  y: bound set by the //rx:tolerance at " + path + ":4\n"))
+		Expect(msg).To(ContainSubstring("  z: default bound (no //rx:tolerance for it)\n"))
+		Expect(msg).To(MatchRegexp(`\n    y: 1 / 8 mismatched`))
+		Expect(strings.Count(msg, "loc/f/b2/off-by-one")).To(Equal(1), msg)
 	})
 
 	It("prints a file that does not check as its errors' text, not a dump of the error value", func() {

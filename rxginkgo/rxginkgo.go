@@ -20,8 +20,10 @@
 // microseconds), so no --label-filter or --focus can leave a broken lock
 // out of a run that runs any of the function's entries. An entry's
 // location is the function's line in its .rx file; a failure message
-// starts with that file:line and the case's name, then the harness's
-// mismatch report or the lock's near-miss text. (Ginkgo takes a failure's
+// starts with a file:line and the case's name (once): the //rx:tolerance
+// line whose bound the first failing output broke, else the function's
+// line; then each failing output's bound, and the harness's mismatch
+// report or the lock's near-miss text. (Ginkgo takes a failure's
 // own location from the Go stack, which has no frame in a .rx file: it is
 // the line of rxginkgo that asserts, never reflect's.) A file that does
 // not check becomes one failing entry at its first error's file:line:col,
@@ -52,6 +54,7 @@ import (
 	"github.com/rextio/rxeq/lock"
 	"github.com/rextio/rxeq/native"
 	"github.com/rextio/rxeq/program"
+	"github.com/rextio/rxeq/program/ir"
 	"github.com/rextio/rxeq/scenarios"
 )
 
@@ -312,7 +315,7 @@ func AssertCase(c Case) {
 		}
 		ginkgo.AddReportEntry("executor not run: "+string(u.Executor), u.Reason)
 	}
-	gomega.Expect(res).To(Pass(), c.where())
+	gomega.Expect(res).To(passCase(c))
 	if why := SkipReason(res); why != "" {
 		ginkgo.Skip(why)
 	}
@@ -338,6 +341,109 @@ func (c Case) where() string {
 		return fmt.Sprintf("%s:%d: %s", fn.Pos.Filename, fn.Pos.Line, c)
 	}
 	return c.String()
+}
+
+// passCase is Pass for the result of one case (Run): its failure message
+// names the case once, on its first line, at the //rx:tolerance line
+// that set the bound of the first output out of it (the function's line
+// when the default bound failed, or for an error or a lock), then says
+// which bound each failing output had and gives the harness's reports.
+func passCase(c Case) gomegatypes.GomegaMatcher {
+	return &matcher{
+		negated: "expected the case to fail, but it passed and its lock held",
+		match: func(actual any) (bool, string, error) {
+			res, ok := actual.(*harness.Result)
+			if !ok || res == nil {
+				return false, "", fmt.Errorf("expected a non-nil *harness.Result, got %T", actual)
+			}
+			if res.OK() {
+				return true, "", nil
+			}
+			return false, c.failure(res), nil
+		},
+	}
+}
+
+// failure is passCase's message for a failing res of c.
+func (c Case) failure(res *harness.Result) string {
+	fn := c.File.Func(c.Function)
+	file, line := fn.Pos.Filename, fn.Pos.Line
+	var b strings.Builder
+	var bounds []string
+	for _, rc := range res.Cases {
+		if rc.Status == harness.StatusPass || rc.Status == harness.StatusSkip {
+			continue
+		}
+		for _, o := range rc.Outputs {
+			if o.OK {
+				continue
+			}
+			if t := c.tolerance(o.Name); t != nil {
+				if len(bounds) == 0 {
+					file, line = t.Pos.Filename, t.Pos.Line
+				}
+				bounds = append(bounds, fmt.Sprintf("%s: bound set by the //rx:tolerance at %s:%d", o.Name, t.Pos.Filename, t.Pos.Line))
+			} else if o.Problem == "" && isFloatResult(fn, o.Name) {
+				bounds = append(bounds, fmt.Sprintf("%s: default bound (no //rx:tolerance for it)", o.Name))
+			}
+		}
+	}
+	fmt.Fprintf(&b, "%s:%d: %s", file, line, c)
+	if file != fn.Pos.Filename || line != fn.Pos.Line {
+		fmt.Fprintf(&b, " (function %s at %s:%d)", fn.Name, fn.Pos.Filename, fn.Pos.Line)
+	}
+	b.WriteString("\n")
+	for _, l := range bounds {
+		fmt.Fprintf(&b, "  %s\n", l)
+	}
+	for _, rc := range res.Cases {
+		if rc.Status == harness.StatusPass || rc.Status == harness.StatusSkip {
+			continue
+		}
+		if rc.Name() != c.resultName() {
+			fmt.Fprintf(&b, "%s %s:\n", strings.ToUpper(string(rc.Status)), rc.Name())
+		} else if rc.Status != harness.StatusFail {
+			fmt.Fprintf(&b, "%s:\n", strings.ToUpper(string(rc.Status)))
+		}
+		fmt.Fprintf(&b, "    %s\n", strings.ReplaceAll(rc.Message, "\n", "\n    "))
+	}
+	for _, l := range res.Locks {
+		if !l.OK() {
+			msg := l.Result.Message
+			if l.Error != "" {
+				msg = l.Error
+			}
+			fmt.Fprintf(&b, "LOCK %s/%s:\n    %s\n", l.Scenario, l.Function, strings.ReplaceAll(msg, "\n", "\n    "))
+		}
+	}
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
+// isFloatResult reports whether fn has a float32 result called name.
+func isFloatResult(fn *program.Func, name string) bool {
+	for _, r := range fn.Results {
+		if r.Name == name {
+			return r.Type.DType == ir.Float32
+		}
+	}
+	return false
+}
+
+// resultName is the name harness.Case.Name gives c's result.
+func (c Case) resultName() string {
+	return fmt.Sprintf("%s/%s/b%d/%s", c.File.ScenarioName(), c.Function, c.Batch, c.Executor)
+}
+
+// tolerance returns the //rx:tolerance directive that sets output's
+// bound (the last one naming it), or nil.
+func (c Case) tolerance(output string) *program.Tolerance {
+	var t *program.Tolerance
+	for i := range c.File.Tolerances {
+		if c.File.Tolerances[i].Output == output {
+			t = &c.File.Tolerances[i]
+		}
+	}
+	return t
 }
 
 // lockFailure checks the lock of c's function against the generated C
