@@ -40,10 +40,12 @@ var (
 	ErrProtocol = fmt.Errorf("executor %w", executor.ErrProtocol)
 	// ErrOutput: the result is well-formed but its outputs are not
 	// the function's: a missing or extra output, a wrong dtype or shape.
-	ErrOutput = errors.New("wrong outputs from the executor")
+	// It wraps executor.ErrRejected.
+	ErrOutput = fmt.Errorf("%w: wrong outputs from the executor", executor.ErrRejected)
 	// ErrInputModified: the executor's checksum of an input after the call
 	// differs from the checksum of the bytes sent: it wrote into an input.
-	ErrInputModified = errors.New("executor modified an input")
+	// It wraps executor.ErrRejected.
+	ErrInputModified = fmt.Errorf("%w: the executor modified an input", executor.ErrRejected)
 )
 
 // Defaults of Options.

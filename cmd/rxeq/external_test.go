@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -141,3 +142,29 @@ func mustReadFile(name string) []byte {
 	Expect(err).NotTo(HaveOccurred())
 	return b
 }
+
+var _ = Describe("an answer rxeq rejects", func() {
+	// float64_executor.py is minimal_executor.py answering echo's y as
+	// float64: outputs that are not the function's.
+	It("reads as a rejected answer, not as an error of the executor's program", func() {
+		src, err := os.ReadFile("../../examples/python/minimal_executor.py")
+		Expect(err).NotTo(HaveOccurred())
+		script := strings.Replace(string(src),
+			`send({"type": "result", "id": msg["id"], "input_crc32": crcs,
+              "tensors": [{"name": "y", "dtype": x["dtype"], "shape": x["shape"], "nbytes": x["nbytes"]}]},
+             [blobs["x"]])`,
+			`n = x["nbytes"] // 4
+        y = struct.pack("<%dd" % n, *struct.unpack("<%df" % n, blobs["x"]))
+        send({"type": "result", "id": msg["id"], "input_crc32": crcs,
+              "tensors": [{"name": "y", "dtype": "float64", "shape": x["shape"], "nbytes": len(y)}]}, [y])`, 1)
+		Expect(script).NotTo(Equal(string(src)), "the example changed: update this test")
+		path := filepath.Join(GinkgoT().TempDir(), "float64_executor.py")
+		Expect(os.WriteFile(path, []byte(script), 0o600)).To(Succeed())
+		code, out, errOut := rxeq("run", "--backend", "f64", "--batch", "2", "--executor", "f64=/usr/bin/python3 "+path, "../../external/testdata/echo.rx")
+		Expect(code).To(Equal(exitFail), errOut)
+		Expect(out).To(ContainSubstring("rxeq rejected the executor's answer: f64 returned wrong outputs for echo: output y is float64 [2 32], want float32 [2 32]"))
+		Expect(out).NotTo(ContainSubstring("unclassified"))
+		Expect(errors.Is(external.ErrOutput, executor.ErrRejected)).To(BeTrue())
+		Expect(errors.Is(external.ErrInputModified, executor.ErrRejected)).To(BeTrue())
+	})
+})
