@@ -183,6 +183,9 @@ func newRunner(files []*program.File, opts Options) (*runner, error) {
 	if opts.Tolerance != nil {
 		r.tol = *opts.Tolerance
 	}
+	if opts.MaxULP < 0 {
+		return nil, fmt.Errorf("%w: MaxULP %d: want 0 (no bound) or more", ErrOptions, opts.MaxULP)
+	}
 	if opts.Inputs != "" {
 		if st, err := os.Stat(opts.Inputs); err != nil || !st.IsDir() {
 			return nil, inputErr(err, "%s: not a directory of .npy files", opts.Inputs)
@@ -473,6 +476,14 @@ func (r *runner) runGroup(ctx context.Context, g *group) {
 	}
 	before := digests(inputs)
 	tols := compare.Tolerances(f, g.fn, r.tol)
+	if n := r.opts.MaxULP; n > 0 {
+		for name, t := range tols {
+			if !t.UseULP {
+				t.UseULP, t.ULP = true, n
+				tols[name] = t
+			}
+		}
+	}
 	classes := compare.ClassSources(g.fn)
 
 	runs := make([]*execRun, len(r.execs))

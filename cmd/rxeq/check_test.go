@@ -125,3 +125,30 @@ var _ = Describe("rxeq check on a directory", func() {
 		Expect(out).To(Equal(filepath.Join(dir, "one.rx") + ": ok (f)\n" + filepath.Join(dir, "two.rx") + ": ok (f)\n"))
 	})
 })
+
+var _ = Describe("rxeq run's output paths and ULP bound", func() {
+	It("creates the directory of --json and --junit, as --dump does", func() {
+		dir := GinkgoT().TempDir()
+		path := filepath.Join(dir, "t.rx")
+		Expect(os.WriteFile(path, []byte(good), 0o600)).To(Succeed())
+		js, ju := filepath.Join(dir, "out", "r.json"), filepath.Join(dir, "out", "x", "j.xml")
+		code, out, errOut := rxeq("run", "--backend", "fallback", "--json", js, "--junit", ju, path)
+		Expect(code).To(Equal(exitOK), out+errOut)
+		Expect(js).To(BeAnExistingFile())
+		Expect(ju).To(BeAnExistingFile())
+	})
+
+	It("takes --max-ulp and refuses a negative bound", func() {
+		dir := GinkgoT().TempDir()
+		path := filepath.Join(dir, "t.rx")
+		Expect(os.WriteFile(path, []byte(good), 0o600)).To(Succeed())
+		code, out, errOut := rxeq("run", "--backend", "fallback", "--max-ulp", "64", "--json", filepath.Join(dir, "r.json"), path)
+		Expect(code).To(Equal(exitOK), out+errOut)
+		b, err := os.ReadFile(filepath.Join(dir, "r.json"))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(string(b)).To(MatchRegexp(`"ulp":\s*64`))
+		code, _, errOut = rxeq("run", "--max-ulp", "-1", path)
+		Expect(code).To(Equal(exitUsage))
+		Expect(errOut).To(ContainSubstring("--max-ulp -1: want 0 (no bound) or a positive number"))
+	})
+})

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strconv"
@@ -42,6 +43,7 @@ type runFlags struct {
 	compileTimeout    time.Duration
 	isolate           bool
 	maxMemory         *memoryFlag
+	maxULP            int64
 	external          executorSpecs // --executor NAME=COMMAND
 }
 
@@ -63,6 +65,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.DurationVar(&rf.timeout, "timeout", harness.DefaultCaseTimeout, "timeout of one executor on one case")
 	fs.DurationVar(&rf.compileTimeout, "compile-timeout", native.DefaultCompileTimeout, "timeout of one C compiler run (the compiler and its children are killed)")
 	rf.maxMemory = maxMemory(fs)
+	fs.Int64Var(&rf.maxULP, "max-ulp", 0, "also fail a float output more than `N` float32 ULPs from the oracle rounded to float32 (besides rtol/atol; a //rx:tolerance ulp= keeps its own; 0: none)")
 	fs.BoolVar(&rf.isolate, "isolate", false, "run native code in a worker process: a crash or hang fails that case and the run goes on")
 	fs.Var(&rf.external, "executor", "add an external executor `NAME=COMMAND` speaking rxeq.executor/v1 (repeatable; see docs/executor-protocol.md)")
 	if code, ok := parseFlags(fs, args); !ok {
@@ -172,6 +175,10 @@ func (rf runFlags) options() (harness.Options, error) {
 	if rf.maxMemory != nil {
 		opts.MaxMemory = int64(*rf.maxMemory)
 	}
+	if rf.maxULP < 0 {
+		return opts, fmt.Errorf("--max-ulp %d: want 0 (no bound) or a positive number", rf.maxULP)
+	}
+	opts.MaxULP = rf.maxULP
 	opts.CaseTimeout = rf.timeout
 	if rf.compileTimeout <= 0 {
 		return opts, fmt.Errorf("--compile-timeout %v: want a positive duration, like 2m", rf.compileTimeout)
@@ -354,6 +361,10 @@ func checkOutputs(rf runFlags) error {
 	for _, o := range []struct{ flag, path string }{{"--json", rf.json}, {"--junit", rf.junit}} {
 		if o.path == "" {
 			continue
+		}
+		// As --dump, a missing directory is created.
+		if err := os.MkdirAll(filepath.Dir(o.path), 0o755); err != nil {
+			return fmt.Errorf("%s %s: cannot create its directory: %w", o.flag, o.path, err)
 		}
 		_, statErr := os.Stat(o.path)
 		f, err := os.OpenFile(o.path, os.O_WRONLY|os.O_CREATE, 0o644)
