@@ -565,7 +565,7 @@ func (r *runner) runGroup(ctx context.Context, g *group) {
 		if ei == 0 {
 			c.Status = StatusPass
 		} else if refStatus == "" {
-			judge(c, g.fn, refRun{out: runs[0].out, err: runs[0].err}, run.out, run.err, tols, classes)
+			judge(c, g.fn, refRun{out: runs[0].out, err: runs[0].err}, run.out, run.err, tols, classes, r.opts.ErrorKinds)
 			if rd, exact := r.ref.(executor.Rounder); exact && c.Status == StatusFail && run.err == nil && runs[0].err == nil && mutated == "" {
 				if !roundedDone {
 					rounded, roundedDone = roundedReference(ctx, rd, g.fn, inputs), true

@@ -182,6 +182,12 @@ type Options struct {
 	// if its //rx:tolerance said ulp=MaxULP; an output whose directive
 	// gives its own ulp= keeps it. 0: no ULP bound beyond the directives'.
 	MaxULP int64
+	// ErrorKinds compares runtime errors by kind only (division by zero,
+	// a wrong shape or dtype: the ir.Err* kinds, compare.ErrorKinds), not
+	// by rxeq's exact text: for production code that reports the same
+	// failures in its own words. The oracle failing and the executor
+	// succeeding, or the reverse, still fails the case.
+	ErrorKinds bool
 	// ULPBase names the executor the others' float outputs are measured
 	// against in ULPs (reported, not judged); default "fallback". If it is
 	// not among the executors no ULP metrics are reported.

@@ -364,7 +364,7 @@ func checkOutputs(rf runFlags) error {
 		}
 		// As --dump, a missing directory is created.
 		if err := os.MkdirAll(filepath.Dir(o.path), 0o755); err != nil {
-			return fmt.Errorf("%s %s: cannot create its directory: %w", o.flag, o.path, err)
+			return fmt.Errorf("%s %s: cannot write it: %w", o.flag, o.path, err)
 		}
 		_, statErr := os.Stat(o.path)
 		f, err := os.OpenFile(o.path, os.O_WRONLY|os.O_CREATE, 0o644)
