@@ -144,3 +144,17 @@ func AgreeWith(path, fn string, opts ...harness.Options) types.GomegaMatcher {
 		},
 	}
 }
+
+// MustLoad reads and checks the .rx scenario at path, for use in a suite
+// (sweep.Run takes the file): a file that cannot be read or does not
+// check panics with its errors, which ginkgo reports.
+func MustLoad(path string) *program.File {
+	src, err := program.ReadFile(path)
+	if err == nil {
+		var f *program.File
+		if f, err = program.ParseScenario(path, src); err == nil {
+			return f
+		}
+	}
+	panic(fmt.Sprintf("rxginkgo: %v", err))
+}

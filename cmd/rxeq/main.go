@@ -8,6 +8,7 @@
 //	rxeq lock FILE...            run the source-lock checks only
 //	rxeq fuzz [flags]            differential fuzzing with random programs
 //	rxeq reduce [flags] FILE     shrink a reproducer
+//	rxeq sweep --backend NAME FILE  sweep one executor over many inputs, shrink a failing one
 //
 // Exit status: 0 when everything holds, 1 when a case or lock fails, 2 on
 // bad usage or a program that does not check.
@@ -58,6 +59,7 @@ commands:
   reduce [flags] FILE     shrink a reproducer to a small program that fails the same way
   selftest [PATH...]      prove the comparison fails: run deliberately wrong executors, expect each reported
   merge [flags] JSON...   join the JSON reports of shards into one JSON and one JUnit report
+  sweep --backend NAME FILE  test one executor (your code) on many seeds and edge kinds, shrink a failure
 
 Run 'rxeq <command> -h' for a command's flags.
 `
@@ -78,6 +80,7 @@ func commands() map[string]command {
 		"reduce":   cmdReduce,
 		"selftest": cmdSelftest,
 		"merge":    cmdMerge,
+		"sweep":    cmdSweep,
 		// worker is hidden: rxeq starts it itself (run --isolate).
 		isolate.WorkerArg: cmdWorker,
 	}
