@@ -168,3 +168,24 @@ var _ = Describe("an answer rxeq rejects", func() {
 		Expect(errors.Is(external.ErrInputModified, executor.ErrRejected)).To(BeTrue())
 	})
 })
+
+var _ = Describe("--executor-func", func() {
+	It("maps a program's function to the name the executor serves it by", func() {
+		path := filepath.Join(GinkgoT().TempDir(), "copy.rx")
+		Expect(os.WriteFile(path, []byte("//rx:scenario copy\n//rx:input x normal(0, 1)\npackage p\n\nfunc copyx(x [B][32]float32) (y [B][32]float32) {\n\ty = x\n\treturn\n}\n"), 0o600)).To(Succeed())
+		script, _ := filepath.Abs("../../examples/python/minimal_executor.py")
+		mini := "mini=/usr/bin/python3 " + script
+		code, out, errOut := rxeq("run", "--backend", "mini", "--executor", mini, path)
+		Expect(code).To(Equal(exitOK), errOut)
+		Expect(out).To(ContainSubstring("0 passed, 0 failed, 1 skipped"))
+		code, out, errOut = rxeq("run", "--backend", "mini", "--executor", mini, "--executor-func", "mini:copyx=echo", path)
+		Expect(code).To(Equal(exitOK), errOut)
+		Expect(out).To(ContainSubstring("1 passed, 0 failed"))
+		code, _, errOut = rxeq("run", "--backend", "mini", "--executor", mini, "--executor-func", "other:copyx=echo", path)
+		Expect(code).To(Equal(exitUsage))
+		Expect(errOut).To(ContainSubstring("--executor-func other:copyx=echo: no --executor other"))
+		code, _, errOut = rxeq("run", "--executor-func", "copyx=echo", path)
+		Expect(code).To(Equal(exitUsage))
+		Expect(errOut).To(ContainSubstring("want NAME:FUNC=THEIRS"))
+	})
+})

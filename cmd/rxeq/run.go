@@ -44,7 +44,9 @@ type runFlags struct {
 	isolate           bool
 	maxMemory         *memoryFlag
 	maxULP            int64
+	errorKinds        bool
 	external          executorSpecs // --executor NAME=COMMAND
+	funcMap           funcMaps      // --executor-func NAME:FUNC=THEIRS
 }
 
 func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -65,9 +67,11 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.DurationVar(&rf.timeout, "timeout", harness.DefaultCaseTimeout, "timeout of one executor on one case")
 	fs.DurationVar(&rf.compileTimeout, "compile-timeout", native.DefaultCompileTimeout, "timeout of one C compiler run (the compiler and its children are killed)")
 	rf.maxMemory = maxMemory(fs)
+	fs.BoolVar(&rf.errorKinds, "error-kinds", false, "compare runtime errors by kind only (division by zero, shape, dtype), not by rxeq's exact text")
 	fs.Int64Var(&rf.maxULP, "max-ulp", 0, "also fail a float output more than `N` float32 ULPs from the oracle rounded to float32 (besides rtol/atol; a //rx:tolerance ulp= keeps its own; 0: none)")
 	fs.BoolVar(&rf.isolate, "isolate", false, "run native code in a worker process: a crash or hang fails that case and the run goes on")
 	fs.Var(&rf.external, "executor", "add an external executor `NAME=COMMAND` speaking rxeq.executor/v1 (repeatable; see docs/executor-protocol.md)")
+	fs.Var(&rf.funcMap, "executor-func", "external executor NAME knows function FUNC as THEIRS: `NAME:FUNC=THEIRS` (repeatable)")
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}
@@ -179,6 +183,7 @@ func (rf runFlags) options() (harness.Options, error) {
 		return opts, fmt.Errorf("--max-ulp %d: want 0 (no bound) or a positive number", rf.maxULP)
 	}
 	opts.MaxULP = rf.maxULP
+	opts.ErrorKinds = rf.errorKinds
 	opts.CaseTimeout = rf.timeout
 	if rf.compileTimeout <= 0 {
 		return opts, fmt.Errorf("--compile-timeout %v: want a positive duration, like 2m", rf.compileTimeout)
@@ -188,6 +193,9 @@ func (rf runFlags) options() (harness.Options, error) {
 	// restarts it: the case timeout gets a grace period on top.
 	cfg := builtin.Config{Mode: mode, CompileTimeout: rf.compileTimeout, TorchThreads: rf.torchThreads,
 		Isolate: rf.isolate, CallTimeout: rf.timeout}.FromEnv(os.Getenv)
+	if err := rf.funcMap.apply(rf.external); err != nil {
+		return opts, err
+	}
 	sel, err := builtin.Select(nil, cfg, rf.external)
 	if err != nil {
 		return opts, err

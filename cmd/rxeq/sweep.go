@@ -25,6 +25,8 @@ func cmdSweep(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	backend := fs.String("backend", "", "the one executor to sweep: fallback, native, torch or an --executor name (required)")
 	var external executorSpecs
 	fs.Var(&external, "executor", "define an external executor `NAME=COMMAND` speaking rxeq.executor/v1, to name in --backend")
+	var funcMap funcMaps
+	fs.Var(&funcMap, "executor-func", "external executor NAME knows function FUNC as THEIRS: `NAME:FUNC=THEIRS` (repeatable)")
 	fn := fs.String("func", "", "sweep only function `F` (default: every function of FILE, in order)")
 	seeds := fs.Int("seeds", sweep.DefaultSeeds, "input sets drawn per batch")
 	edges := fs.String("edges", strings.Join(tensor.EdgeKinds, ","), "edge kinds every float input is also drawn from, in turn with the file's own distributions (none: the file's alone)")
@@ -75,6 +77,10 @@ func cmdSweep(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	}
 	if len(funcs) == 0 {
 		fmt.Fprintf(stderr, "rxeq sweep: %s has no function %s\n", fs.Arg(0), *fn)
+		return exitUsage
+	}
+	if err := funcMap.apply(external); err != nil {
+		fmt.Fprintf(stderr, "rxeq sweep: %v\n", err)
 		return exitUsage
 	}
 	sel, err := builtin.Select([]executor.Name{executor.Name(*backend)}, builtin.Config{}.FromEnv(os.Getenv), external)
