@@ -193,6 +193,7 @@ func newRunner(files []*program.File, opts Options) (*runner, error) {
 	}
 	n := 0
 	found := false
+	var inputErrs []error // every function's unusable input files, not just the first
 	r.lockOwned = map[*program.Func]bool{}
 	for fi, f := range files {
 		if f == nil {
@@ -206,7 +207,9 @@ func newRunner(files []*program.File, opts Options) (*runner, error) {
 			var sets []*replaySet
 			if opts.Inputs != "" {
 				if sets, err = loadReplays(opts.Inputs, f, fn, opts.Dims); err != nil {
-					return nil, err
+					inputErrs = append(inputErrs, err)
+					found = true // its error says what is wrong
+					continue
 				}
 			}
 			var gs []group
@@ -241,6 +244,9 @@ func newRunner(files []*program.File, opts Options) (*runner, error) {
 				n++
 			}
 		}
+	}
+	if len(inputErrs) > 0 {
+		return nil, errors.Join(inputErrs...)
 	}
 	if opts.Inputs != "" && !found {
 		return nil, inputErr(nil, "%s: no .npy file for any parameter of the functions run; the files are looked up as %s",

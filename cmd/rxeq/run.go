@@ -105,7 +105,8 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	prog.finish()
 	if err != nil {
 		if errors.Is(err, harness.ErrOptions) {
-			fmt.Fprintf(stderr, "rxeq run: %v\n", err)
+			// Every unusable input file, one per line.
+			fmt.Fprintf(stderr, "rxeq run: %s\n", strings.ReplaceAll(err.Error(), "\n", "\nrxeq run: "))
 			return exitUsage
 		}
 		fmt.Fprintf(stderr, "rxeq run: %v\n", err)
