@@ -12,6 +12,7 @@ import (
 	"github.com/rextio/rxeq/harness"
 	"github.com/rextio/rxeq/program"
 	"github.com/rextio/rxeq/program/ir"
+	"github.com/rextio/rxeq/sweep"
 	"github.com/rextio/rxeq/tensor"
 )
 
@@ -90,16 +91,9 @@ func AgreeWith(path, fn string, opts ...harness.Options) types.GomegaMatcher {
 	return &matcher{
 		negated: fmt.Sprintf("expected the function to disagree with %s of %s, but it agrees", fn, path),
 		match: func(actual any) (bool, string, error) {
-			var f Func
-			switch a := actual.(type) {
-			case Func:
-				f = a
-			case func(context.Context, map[string]*tensor.Tensor) (map[string]*tensor.Tensor, error):
-				f = a
-			case func(map[string]*tensor.Tensor) (map[string]*tensor.Tensor, error):
-				f = func(_ context.Context, in map[string]*tensor.Tensor) (map[string]*tensor.Tensor, error) { return a(in) }
-			default:
-				return false, "", fmt.Errorf("AgreeWith expects a rxginkgo.Func or a func(map[string]*tensor.Tensor) (map[string]*tensor.Tensor, error), got %T", actual)
+			f, err := asFunc(actual)
+			if err != nil {
+				return false, "", fmt.Errorf("AgreeWith %w", err)
 			}
 			if len(opts) > 1 {
 				return false, "", fmt.Errorf("AgreeWith takes at most one harness.Options, got %d", len(opts))
@@ -157,4 +151,67 @@ func MustLoad(path string) *program.File {
 		}
 	}
 	panic(fmt.Sprintf("rxginkgo: %v", err))
+}
+
+// AgreeOnSweep is AgreeWith over many inputs (sweep.Run): opts.Seeds
+// input sets per batch, from the file's distributions and each edge kind,
+// and a failing one shrunk to the fewest rows and simplest values. The
+// failure message gives the drawn failure, the shrunk inputs and how they
+// fail:
+//
+//	Expect(rxginkgo.Func(myScore)).To(rxginkgo.AgreeOnSweep("testdata/scorer.rx", "score", sweep.Options{Seeds: 200}))
+func AgreeOnSweep(path, fn string, opts sweep.Options) types.GomegaMatcher {
+	return &matcher{
+		negated: fmt.Sprintf("expected the function to disagree with %s of %s on some input, but it agrees on all", fn, path),
+		match: func(actual any) (bool, string, error) {
+			f, err := asFunc(actual)
+			if err != nil {
+				return false, "", fmt.Errorf("AgreeOnSweep %w", err)
+			}
+			src, err := program.ReadFile(path)
+			if err != nil {
+				return false, "", err
+			}
+			file, err := program.ParseScenario(path, src)
+			if err != nil {
+				return false, "", fmt.Errorf("%s does not check:\n%w", path, err)
+			}
+			res, err := sweep.Run(context.Background(), file, fn, FuncExecutor("go", map[string]Func{fn: f}), opts)
+			if err != nil {
+				return false, "", err
+			}
+			if res.Failure == nil {
+				return true, "", nil
+			}
+			fl := res.Failure
+			var b strings.Builder
+			fmt.Fprintf(&b, "%s/%s/b%d: seed %d, inputs from %s, after %d cases:\n    %s\n", file.ScenarioName(), fn, fl.Batch, fl.Seed, fl.Dists, res.Runs,
+				strings.ReplaceAll(fl.Original, "\n", "\n    "))
+			fmt.Fprintf(&b, "shrunk in %d runs to %d row(s):\n", fl.Shrinks, fl.Rows)
+			for _, prm := range file.Func(fn).Params {
+				if t := fl.Inputs[prm.Name]; t != nil {
+					if t.DType == tensor.Int64 {
+						fmt.Fprintf(&b, "    %s %v = %v\n", prm.Name, t.Shape, t.I64)
+					} else {
+						fmt.Fprintf(&b, "    %s %v = %v\n", prm.Name, t.Shape, t.F32)
+					}
+				}
+			}
+			fmt.Fprintf(&b, "    %s", strings.ReplaceAll(fl.Report, "\n", "\n    "))
+			return false, b.String(), nil
+		},
+	}
+}
+
+// asFunc turns AgreeWith's and AgreeOnSweep's actual into a Func.
+func asFunc(actual any) (Func, error) {
+	switch a := actual.(type) {
+	case Func:
+		return a, nil
+	case func(context.Context, map[string]*tensor.Tensor) (map[string]*tensor.Tensor, error):
+		return a, nil
+	case func(map[string]*tensor.Tensor) (map[string]*tensor.Tensor, error):
+		return func(_ context.Context, in map[string]*tensor.Tensor) (map[string]*tensor.Tensor, error) { return a(in) }, nil
+	}
+	return nil, fmt.Errorf("expects a rxginkgo.Func or a func(map[string]*tensor.Tensor) (map[string]*tensor.Tensor, error), got %T", actual)
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/rextio/rxeq/harness"
 	"github.com/rextio/rxeq/program/ir"
 	"github.com/rextio/rxeq/rxginkgo"
+	"github.com/rextio/rxeq/sweep"
 	"github.com/rextio/rxeq/tensor"
 )
 
@@ -87,5 +88,29 @@ var _ = Describe("AgreeWith: the user's own Go code against the oracle", func() 
 		Expect(err).To(MatchError(ContainSubstring("AgreeWith expects a rxginkgo.Func")))
 		_, err = rxginkgo.AgreeWith(write(), "nope").Match(goScore(0))
 		Expect(err).To(MatchError(ContainSubstring("has no function nope")))
+	})
+
+	It("AgreeOnSweep finds an input the file's own distributions miss, and shrinks it", func() {
+		path := filepath.Join(GinkgoT().TempDir(), "exp.rx")
+		src := "//rx:scenario expo\n//rx:batches 4\n//rx:input x normal(0, 1)\npackage p\n\nfunc e(x [B][2]float32) (y [B][2]float32) {\n\ty = Exp(x)\n\treturn\n}\n"
+		Expect(os.WriteFile(path, []byte(src), 0o600)).To(Succeed())
+		// clamped saturates at exp(50): right on normal(0, 1) inputs,
+		// wrong on large ones.
+		clamped := func(in map[string]*tensor.Tensor) (map[string]*tensor.Tensor, error) {
+			x := in["x"]
+			y := make([]float32, len(x.F32))
+			for i, v := range x.F32 {
+				y[i] = float32(math.Exp(math.Min(float64(v), 50)))
+			}
+			return map[string]*tensor.Tensor{"y": tensor.FromFloat32(y, x.Shape...)}, nil
+		}
+		Expect(clamped).To(rxginkgo.AgreeWith(path, "e"))
+		m := rxginkgo.AgreeOnSweep(path, "e", sweep.Options{Seeds: 20})
+		ok, err := m.Match(clamped)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(ok).To(BeFalse())
+		msg := m.FailureMessage(nil)
+		Expect(msg).To(MatchRegexp(`^expo/e/b4: seed \d+, inputs from edge\(\w+\), after \d+ cases:`))
+		Expect(msg).To(ContainSubstring("to 1 row(s):\n    x [1 2] = [0 10000]\n    y: "))
 	})
 })
