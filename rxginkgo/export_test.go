@@ -1,6 +1,8 @@
 package rxginkgo
 
 import (
+	"github.com/onsi/ginkgo/v2/types"
+
 	"github.com/rextio/rxeq/harness"
 	"github.com/rextio/rxeq/program"
 )
@@ -27,3 +29,7 @@ func BadCases(paths ...string) ([]Case, error) {
 	}
 	return out, err
 }
+
+// DeclaredBody exposes the body Table and TableWith declare, with the
+// location of their call.
+func DeclaredBody(at types.CodeLocation, what string) func(Case) { return declaredBody(at, what) }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/onsi/ginkgo/v2"
+	"github.com/onsi/ginkgo/v2/types"
 
 	"github.com/rextio/rxeq/executor"
 	"github.com/rextio/rxeq/executor/builtin"
@@ -104,7 +105,7 @@ func TableWith(description string, opts harness.Options, paths ...string) bool {
 	if err != nil {
 		panic(fmt.Sprintf("rxginkgo: %v", err))
 	}
-	args := []any{assertEntry}
+	args := []any{declaredBody(types.NewCodeLocation(1), "rxginkgo.TableWith")}
 	for _, e := range es {
 		args = append(args, e)
 	}

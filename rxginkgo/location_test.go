@@ -74,6 +74,20 @@ var _ = Describe("where a failing entry points", Serial, func() {
 		Expect(strings.Count(msg, "loc/f/b2/off-by-one")).To(Equal(1), msg)
 	})
 
+	It("names the line of the suite that declared the table, which no Go frame of a table body can", func() {
+		dir := GinkgoT().TempDir()
+		path := filepath.Join(dir, "scorer.rx")
+		src := "//rx:scenario loc\n//rx:batches 2\n//rx:input x normal(0, 1)\npackage p\n\nfunc f(x [B][4]float32) (y [B][4]float32) {\n\ty = Tanh(x)\n\treturn\n}\n"
+		Expect(os.WriteFile(path, []byte(src), 0o644)).To(Succeed())
+		f, err := program.ParseScenario(path, []byte(src))
+		Expect(err).NotTo(HaveOccurred())
+		c := rxginkgo.Case{File: f, Function: "f", Batch: 2, Executor: "off-by-one",
+			Options: harness.Options{Executors: []executor.Executor{offByOne{}}}}
+		suite := types.CodeLocation{FileName: "/home/me/scorer/scorer_test.go", LineNumber: 12}
+		msg, _ := failureOf(rxginkgo.DeclaredBody(suite, "rxginkgo.Table"), c)
+		Expect(msg).To(HavePrefix(path + ":6: loc/f/b2/off-by-one\n  table: rxginkgo.Table at /home/me/scorer/scorer_test.go:12\n"))
+	})
+
 	It("prints a file that does not check as its errors' text, not a dump of the error value", func() {
 		_, err := program.ParseScenario("bad.rx", []byte("package p\nfunc f(x [B]float64) (y [B]float32) { y = x; return }\n"))
 		Expect(err).To(HaveOccurred())

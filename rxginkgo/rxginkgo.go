@@ -80,6 +80,10 @@ type Case struct {
 	// be read), or of a function whose input files (Options.Inputs)
 	// cannot be used: AssertCase fails with it.
 	Err error
+	// declared is where Table or TableWith (declaredBy) was called, for
+	// the failure message; zero for a table of the user's own.
+	declared   types.CodeLocation
+	declaredBy string
 	// Unavailable is set for the entry of an executor that cannot run
 	// here (torch without libtorch; native and torch in a build without
 	// cgo): AssertCase skips with it, or fails when RXEQ_REQUIRE_TORCH is
@@ -271,7 +275,7 @@ func MustEntries(paths ...string) []ginkgo.TableEntry {
 // none), each asserted with AssertCase. Call it inside a container (or at
 // the top level of a test file, as `var _ = rxginkgo.Table(…)`).
 func Table(description string, paths ...string) bool {
-	args := []any{assertEntry}
+	args := []any{declaredBody(types.NewCodeLocation(1), "rxginkgo.Table")}
 	for _, e := range MustEntries(paths...) {
 		args = append(args, e)
 	}
@@ -318,6 +322,17 @@ func AssertCase(c Case) {
 	gomega.Expect(res).To(passCase(c))
 	if why := SkipReason(res); why != "" {
 		ginkgo.Skip(why)
+	}
+}
+
+// declaredBody is the body of a table that Table or TableWith (what)
+// declared at at: assertEntry with the declaration's line, which a
+// failure message names, since no frame of the user's suite is on the
+// stack when a table body runs.
+func declaredBody(at types.CodeLocation, what string) func(Case) {
+	return func(c Case) {
+		c.declared, c.declaredBy = at, what
+		assertEntry(c)
 	}
 }
 
@@ -393,6 +408,9 @@ func (c Case) failure(res *harness.Result) string {
 		fmt.Fprintf(&b, " (function %s at %s:%d)", fn.Name, fn.Pos.Filename, fn.Pos.Line)
 	}
 	b.WriteString("\n")
+	if c.declared.FileName != "" {
+		fmt.Fprintf(&b, "  table: %s at %s:%d\n", c.declaredBy, c.declared.FileName, c.declared.LineNumber)
+	}
 	for _, l := range bounds {
 		fmt.Fprintf(&b, "  %s\n", l)
 	}
