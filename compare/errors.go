@@ -42,6 +42,24 @@ func Errors(want, got error) (ok bool, msg string) {
 	return true, ""
 }
 
+// ErrorKinds is Errors comparing the kinds alone: want and got must both
+// be nil, or both fail with the same kind (of the first *ir.RuntimeError
+// in the chain, or the ir.Err* sentinel the error wraps), whatever their
+// texts. Two unclassified errors match. For production code that words
+// its errors its own way: wrap ir.ErrDivisionByZero, ir.ErrShape, … in
+// yours.
+func ErrorKinds(want, got error) (ok bool, msg string) {
+	if want == nil || got == nil {
+		return Errors(want, got)
+	}
+	_, wk := errorIdentity(want)
+	_, gk := errorIdentity(got)
+	if wk != gk {
+		return false, fmt.Sprintf("error kind differs: want %s, got %s", describeError(want), describeError(got))
+	}
+	return true, ""
+}
+
 // errorIdentity returns the message text compared by Errors and
 // the kind sentinel (nil when unclassified).
 func errorIdentity(err error) (text string, kind error) {

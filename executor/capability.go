@@ -68,6 +68,22 @@ func NeedsCompiler(e Executor) bool {
 	return ok && cu.NeedsCompiler()
 }
 
+// ByName is implemented by a Prepared program whose executor serves
+// functions of its own by name instead of running the program it was
+// given (see ErrByName). ServedByName returns the names it serves, or nil
+// when it runs whatever program it is given.
+type ByName interface {
+	ServedByName() []string
+}
+
+// ServedByName returns the functions p serves by name (ByName), or nil.
+func ServedByName(p Prepared) []string {
+	if b, ok := p.(ByName); ok {
+		return b.ServedByName()
+	}
+	return nil
+}
+
 // Prebuilder is an executor that can build several programs at once ahead
 // of their Prepare (native code in a pooled worker: one compiler run and
 // one library for all of them). Prebuild is only an optimisation: a

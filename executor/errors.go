@@ -41,6 +41,18 @@ var (
 	// message (something printed to stdout), a malformed or unexpected
 	// message. The process is killed.
 	ErrProtocol = errors.New("protocol violation")
+	// ErrRejected: rxeq rejected an executor's answer: outputs that are
+	// not the function's (missing, extra, a wrong dtype or shape) or an
+	// input it wrote into. The case fails with that reason, never as if
+	// the program had failed with an error of its own.
+	ErrRejected = errors.New("answer rejected")
+	// ErrByName: the executor runs code of its own chosen by function
+	// name (a user's fixed scorer behind an external executor whose hello
+	// lists the functions it serves), not the program it is given. It can
+	// be compared on the .rx file that describes that code (rxeq run,
+	// rxginkgo), but not on programs rxeq makes up or shrinks (rxeq fuzz,
+	// rxeq reduce), which refuse it with an error wrapping this one.
+	ErrByName = errors.New("serves its own functions by name")
 )
 
 // ProcessError is the error of a call whose process failed it: the

@@ -40,10 +40,12 @@ var (
 	ErrProtocol = fmt.Errorf("executor %w", executor.ErrProtocol)
 	// ErrOutput: the result is well-formed but its outputs are not
 	// the function's: a missing or extra output, a wrong dtype or shape.
-	ErrOutput = errors.New("wrong outputs from the executor")
+	// It wraps executor.ErrRejected.
+	ErrOutput = fmt.Errorf("%w: wrong outputs from the executor", executor.ErrRejected)
 	// ErrInputModified: the executor's checksum of an input after the call
 	// differs from the checksum of the bytes sent: it wrote into an input.
-	ErrInputModified = errors.New("executor modified an input")
+	// It wraps executor.ErrRejected.
+	ErrInputModified = fmt.Errorf("%w: the executor modified an input", executor.ErrRejected)
 )
 
 // Defaults of Options.
@@ -80,6 +82,19 @@ type Options struct {
 	// MaxPayload bounds the tensor bytes of one message from the
 	// executor; 0 means 4 GiB.
 	MaxPayload int64
+	// Functions maps a program's function names to the executor's own
+	// (score2 → my_score): the executor sees its names everywhere, in
+	// prepare's function list, in run, and in what its hello serves. A
+	// function not in the map keeps its name.
+	Functions map[string]string
+}
+
+// remote returns the executor's name for program function fn.
+func (o Options) remote(fn string) string {
+	if r, ok := o.Functions[fn]; ok && r != "" {
+		return r
+	}
+	return fn
 }
 
 // ParseSpec reads "NAME=COMMAND", the value of `rxeq run
@@ -257,6 +272,9 @@ func (e *Executor) Prepare(ctx context.Context, f *program.File, p *ir.Program) 
 		return nil, fmt.Errorf("%w: %s: nil program", executor.ErrExecutor, e.Name())
 	}
 	msg := buildPrepare(f, p)
+	for i := range msg.Functions {
+		msg.Functions[i].Name = e.opts.remote(msg.Functions[i].Name)
+	}
 	e.mu.Lock()
 	if e.closed {
 		e.mu.Unlock()
@@ -473,8 +491,24 @@ type prepared struct {
 	closed   sync.Once
 }
 
+// ServedByName returns the functions the executor's hello listed (it
+// serves those by name: executor.ByName), or nil when its hello listed
+// none and it serves whatever program it is given.
+func (p *prepared) ServedByName() []string { return slices.Clone(p.served) }
+
 // Serves reports whether the executor serves fn, and if not, why.
 func (p *prepared) serves(fn string) (bool, string) {
+	if r := p.e.opts.remote(fn); r != fn {
+		if ok, why := p.servesRemote(r); !ok {
+			return false, fmt.Sprintf("%s (the name of %s under the executor's function map)", why, fn)
+		}
+		return true, ""
+	}
+	return p.servesRemote(fn)
+}
+
+// servesRemote is serves for the executor's own name fn.
+func (p *prepared) servesRemote(fn string) (bool, string) {
 	if why, ok := p.unserved[fn]; ok {
 		return false, fmt.Sprintf("%s does not serve %s: %s", p.e.Name(), fn, why)
 	}
@@ -505,7 +539,7 @@ func (p *prepared) Run(ctx context.Context, fn string, inputs map[string]*tensor
 	if err != nil {
 		return out, err
 	}
-	msg := &runMsg{Type: msgRun, Program: p.id, Function: fn, Tensors: []wireTensor{}}
+	msg := &runMsg{Type: msgRun, Program: p.id, Function: p.e.opts.remote(fn), Tensors: []wireTensor{}}
 	var payloads [][]byte
 	sums := map[string]uint32{}
 	for _, prm := range params {

@@ -3,6 +3,7 @@ package fuzz
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -251,6 +252,8 @@ func (c *Campaign) one(ctx context.Context, chk *Checker, i int, p Program) outc
 	switch {
 	case ctx.Err() != nil:
 		return outcome{i: i, cancelled: true}
+	case errors.Is(err, executor.ErrByName):
+		return outcome{i: i, err: err} // the same for every program: stop
 	case err != nil:
 		return outcome{i: i, msg: fmt.Sprintf("seed %d: %v", p.Seed, err)}
 	}

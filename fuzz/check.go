@@ -243,7 +243,10 @@ func Check(ctx context.Context, src []byte, executors ...executor.Executor) (*Re
 // on the oracle's own runs, so a wrong reference is not excused either.
 // Report.Excused counts the elements this let pass.
 //
-// The error is non-nil only when src does not check (ErrProgram), a
+// The error is non-nil only when src does not check (ErrProgram), an
+// executor serves its own functions by name (executor.ErrByName: it would
+// run its fixed code whatever program it is given, so nothing it answers
+// says anything about src), a
 // batch is above harness.MaxBatch, a function at a batch needs more memory
 // than MaxMemory (harness.ErrMemory), the inputs cannot be generated, or
 // ctx ends; disagreements are in the Report.
@@ -317,6 +320,9 @@ func (c *Checker) Check(ctx context.Context, src []byte) (*Report, error) {
 		}
 		defer pp.Close()
 		preps[i] = pp
+		if names := executor.ServedByName(pp); names != nil {
+			return nil, byNameError(e.Name(), names)
+		}
 	}
 	for _, fn := range f.Funcs {
 		tols := compare.Tolerances(f, fn, tol)
@@ -588,4 +594,16 @@ func (c *Checker) Prebuild(ctx context.Context, srcs [][]byte) error {
 		}
 	}
 	return first
+}
+
+// byNameError is Check's refusal of an executor that serves functions by
+// name (executor.ErrByName).
+func byNameError(name executor.Name, served []string) error {
+	list := "no functions"
+	if len(served) > 0 {
+		list = strings.Join(served, ", ")
+	}
+	return fmt.Errorf("%w: executor %s serves its own functions by name (%s) and runs that code whatever program it is given, "+
+		"so it cannot be fuzzed or reduced: every generated or shrunk program would be skipped or compared with the wrong code; "+
+		"compare it on the .rx file that describes its functions with rxeq run (or rxginkgo)", executor.ErrByName, name, list)
 }

@@ -211,23 +211,29 @@ func loadReplay(dir, scenario string, fn *program.Func, batchDir string, batch i
 	if batch > 0 && batchSym != "" {
 		s.dims[batchSym], boundBy[batchSym] = batch, "the directory "+batchDir
 	}
+	var errs []error // every bad file, not just the first
 	for _, p := range fn.Params {
 		path, err := findInput(InputSearchPaths(dir, scenario, fn.Name, batchDir, p.Name))
 		if err != nil {
-			return nil, err
+			errs = append(errs, err)
+			continue
 		}
 		if path == "" {
 			s.generated = append(s.generated, p.Name)
 			continue
 		}
 		shape, err := statInput(path, fn, p)
-		if err != nil {
-			return nil, err
+		if err == nil {
+			err = bindShape(path, fn, p, shape, batchSym, s.dims, boundBy)
 		}
-		if err := bindShape(path, fn, p, shape, batchSym, s.dims, boundBy); err != nil {
-			return nil, err
+		if err != nil {
+			errs = append(errs, err)
+			continue
 		}
 		s.shapes[p.Name], s.files[p.Name] = shape, path
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
 	}
 	if len(s.files) == 0 {
 		return nil, nil

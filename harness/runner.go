@@ -191,6 +191,9 @@ func newRunner(files []*program.File, opts Options) (*runner, error) {
 	if opts.Tolerance != nil {
 		r.tol = *opts.Tolerance
 	}
+	if opts.MaxULP < 0 {
+		return nil, fmt.Errorf("%w: MaxULP %d: want 0 (no bound) or more", ErrOptions, opts.MaxULP)
+	}
 	if opts.Inputs != "" {
 		if st, err := os.Stat(opts.Inputs); err != nil || !st.IsDir() {
 			return nil, inputErr(err, "%s: not a directory of .npy files", opts.Inputs)
@@ -198,6 +201,7 @@ func newRunner(files []*program.File, opts Options) (*runner, error) {
 	}
 	n := 0
 	found := false
+	var inputErrs []error // every function's unusable input files, not just the first
 	r.lockOwned = map[*program.Func]bool{}
 	r.lockGroup = map[*program.Func]int{}
 	for fi, f := range files {
@@ -212,7 +216,9 @@ func newRunner(files []*program.File, opts Options) (*runner, error) {
 			var sets []*replaySet
 			if opts.Inputs != "" {
 				if sets, err = loadReplays(opts.Inputs, f, fn, opts.Dims); err != nil {
-					return nil, err
+					inputErrs = append(inputErrs, err)
+					found = true // its error says what is wrong
+					continue
 				}
 			}
 			var gs []group
@@ -251,6 +257,9 @@ func newRunner(files []*program.File, opts Options) (*runner, error) {
 		}
 	}
 	r.allGroups = n
+	if len(inputErrs) > 0 {
+		return nil, errors.Join(inputErrs...)
+	}
 	if opts.Inputs != "" && !found {
 		return nil, inputErr(nil, "%s: no .npy file for any parameter of the functions run; the files are looked up as %s",
 			opts.Inputs, strings.Join(InputSearchPaths(opts.Inputs, "SCENARIO", "FUNCTION", "bN", "PARAM"), ", then "))
@@ -503,6 +512,14 @@ func (r *runner) runGroup(ctx context.Context, g *group) {
 	}
 	before := digests(inputs)
 	tols := compare.Tolerances(f, g.fn, r.tol)
+	if n := r.opts.MaxULP; n > 0 {
+		for name, t := range tols {
+			if !t.UseULP {
+				t.UseULP, t.ULP = true, n
+				tols[name] = t
+			}
+		}
+	}
 	classes := compare.ClassSources(g.fn)
 
 	runs := make([]*execRun, len(r.execs))
@@ -588,7 +605,7 @@ func (r *runner) runGroup(ctx context.Context, g *group) {
 		if ei == 0 {
 			c.Status = StatusPass
 		} else if refStatus == "" {
-			judge(c, g.fn, refRun{out: runs[0].out, err: runs[0].err}, run.out, run.err, tols, classes)
+			judge(c, g.fn, refRun{out: runs[0].out, err: runs[0].err}, run.out, run.err, tols, classes, r.opts.ErrorKinds)
 			if rd, exact := r.ref.(executor.Rounder); exact && c.Status == StatusFail && run.err == nil && runs[0].err == nil && mutated == "" {
 				if !roundedDone {
 					rounded, roundedDone = roundedReference(ctx, rd, g.fn, inputs), true

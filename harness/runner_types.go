@@ -176,6 +176,18 @@ type Options struct {
 	// Tolerance is the float tolerance of outputs without an
 	// //rx:tolerance; default DefaultTolerance().
 	Tolerance *compare.Tolerance
+	// MaxULP, when positive, is a bound in float32 units in the last
+	// place that every float output must also meet, element by element,
+	// against the oracle rounded to float32 (besides its rtol/atol), as
+	// if its //rx:tolerance said ulp=MaxULP; an output whose directive
+	// gives its own ulp= keeps it. 0: no ULP bound beyond the directives'.
+	MaxULP int64
+	// ErrorKinds compares runtime errors by kind only (division by zero,
+	// a wrong shape or dtype: the ir.Err* kinds, compare.ErrorKinds), not
+	// by rxeq's exact text: for production code that reports the same
+	// failures in its own words. The oracle failing and the executor
+	// succeeding, or the reverse, still fails the case.
+	ErrorKinds bool
 	// ULPBase names the executor the others' float outputs are measured
 	// against in ULPs (reported, not judged); default "fallback". If it is
 	// not among the executors no ULP metrics are reported.

@@ -98,9 +98,10 @@ func Check(csrc []byte, cfunc string, locks []program.Lock) Result {
 	res.BodyLines = [2]int{b.firstLine, b.lastLine}
 
 	var failures []string
-	pos, prevLine, failed := 0, 0, false
+	vars := map[string]string{} // [[NAME:RE]] definitions so far
+	pos, prevLine, prevEnd, failed := 0, 0, 0, false
 	for _, l := range locks {
-		if l.Kind == program.LockNot {
+		if !l.Kind.Positive() {
 			continue
 		}
 		r := CheckResult{Lock: l}
@@ -109,16 +110,39 @@ func Check(csrc []byte, cfunc string, locks []program.Lock) Result {
 			res.Checks = append(res.Checks, r)
 			continue
 		}
-		start, end, err := findLock(l, b.text, pos)
+		from, limit := pos, len(b.text) // where the match may start
+		switch l.Kind {
+		case program.LockNext:
+			// The line after the previous match's last line.
+			from = lineEnd(b.text, prevEnd) + 1
+			limit = lineEnd(b.text, min(from, len(b.text)))
+			from = min(from, len(b.text))
+		case program.LockSame:
+			limit = lineEnd(b.text, pos)
+		}
+		start, end, defs, err := findLockVars(l, b.text, from, vars)
 		switch {
 		case err != nil:
-			r.Message = b.failure(l, fmt.Sprintf("invalid regexp: %v", err), pos, prevLine, -1)
-		case start < 0:
-			r.Message = b.failure(l, b.missDetail(l, pos), pos, prevLine, b.nearMiss(l, pos))
+			r.Message = b.failure(l, fmt.Sprintf("invalid regexp: %v", err), from, prevLine, -1)
+		case start < 0 || start > limit:
+			detail := b.missDetail(l, from)
+			switch l.Kind {
+			case program.LockNext:
+				detail = fmt.Sprintf("no match on line %d, the line after the previous match (lock-next)", b.lineOf(from))
+				if start >= 0 {
+					detail += fmt.Sprintf("; it matches later, at line %d", b.lineOf(start))
+				}
+			case program.LockSame:
+				detail = fmt.Sprintf("no match on line %d after the previous match (lock-same)", prevLine)
+			}
+			r.Message = b.failure(l, detail, from, prevLine, b.nearMiss(l, from))
 		default:
 			r.OK = true
 			r.Line = b.lineOf(start)
-			pos, prevLine = end, r.Line
+			pos, prevLine, prevEnd = end, r.Line, max(start, end-1)
+			for k, v := range defs {
+				vars[k] = v
+			}
 		}
 		if !r.OK {
 			failed = true
@@ -131,7 +155,7 @@ func Check(csrc []byte, cfunc string, locks []program.Lock) Result {
 			continue
 		}
 		r := CheckResult{Lock: l}
-		start, _, err := findLock(l, b.text, 0)
+		start, _, _, err := findLockVars(l, b.text, 0, vars)
 		switch {
 		case err != nil:
 			r.Message = b.failure(l, fmt.Sprintf("invalid regexp: %v", err), 0, 0, -1)
@@ -149,6 +173,44 @@ func Check(csrc []byte, cfunc string, locks []program.Lock) Result {
 	res.OK = len(failures) == 0
 	res.Message = strings.Join(failures, "\n")
 	return res
+}
+
+// lineEnd returns the offset of the newline that ends the line holding
+// offset i of text (len(text) on the last line).
+func lineEnd(text string, i int) int {
+	if i >= len(text) {
+		return len(text)
+	}
+	if j := strings.IndexByte(text[i:], '\n'); j >= 0 {
+		return i + j
+	}
+	return len(text)
+}
+
+// findLockVars is findLock for a check that may define or use variables
+// ([[NAME:RE]], [[NAME]]; program.Lock.Pattern): it also returns the
+// values the match defines.
+func findLockVars(l program.Lock, text string, from int, vars map[string]string) (start, end int, defs map[string]string, err error) {
+	if !l.HasVars() {
+		start, end, err = findLock(l, text, from)
+		return start, end, nil, err
+	}
+	pat, _, err := l.Pattern(vars)
+	if err != nil {
+		return -1, -1, nil, err
+	}
+	re := regexp.MustCompile(pat)
+	loc := re.FindStringSubmatchIndex(text[from:])
+	if loc == nil {
+		return -1, -1, nil, nil
+	}
+	defs = map[string]string{}
+	for i, n := range re.SubexpNames() {
+		if n != "" && loc[2*i] >= 0 {
+			defs[n] = text[from+loc[2*i] : from+loc[2*i+1]]
+		}
+	}
+	return from + loc[0], from + loc[1], defs, nil
 }
 
 // findLock finds check l in text at or after offset from and returns the
@@ -175,10 +237,7 @@ func findLock(l program.Lock, text string, from int) (start, end int, err error)
 // describeLock prints a check as written in the .rx file, with its
 // position: //rx:lock "text" (file.rx:12:3).
 func describeLock(l program.Lock) string {
-	kw := "//rx:lock"
-	if l.Kind == program.LockNot {
-		kw = "//rx:lock-not"
-	}
+	kw := "//rx:" + l.Kind.String()
 	q := fmt.Sprintf("%q", l.Text)
 	if l.Regexp {
 		q = "`" + l.Text + "`"

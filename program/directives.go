@@ -22,7 +22,7 @@ var scenarioName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]*$`)
 // fileDirectives and funcDirectives are every directive the language knows.
 var (
 	fileDirectives = []string{"scenario", "batches", "seed", "input", "tolerance", "expect-error"}
-	funcDirectives = []string{"lock", "lock-not", "skip"}
+	funcDirectives = []string{"lock", "lock-not", "lock-next", "lock-same", "skip"}
 )
 
 // checkDirectives reads every //rx: comment: function-level ones (lock,
@@ -98,18 +98,38 @@ func (c *checker) lockDirective(pos token.Position, name, args, fn string) {
 		c.errorAt(pos, "//rx:%s wants one non-empty quoted argument: \"literal text\" or `regexp`", name)
 		return
 	}
-	if isRegexp {
-		if _, err := regexp.Compile(text); err != nil {
-			c.errorAt(pos, "//rx:%s: bad regexp: %v", name, err)
+	kind := map[string]LockKind{"lock": LockMatch, "lock-not": LockNot, "lock-next": LockNext, "lock-same": LockSame}[name]
+	l := Lock{Kind: kind, Regexp: isRegexp, Text: text, Pos: pos}
+	f := c.funcs[fn]
+	// Variables: a use needs a definition by an earlier positive check of
+	// the same function (they are checked with placeholder values here).
+	vars := map[string]string{}
+	positives := 0
+	if f != nil {
+		for _, prev := range f.Locks {
+			if !prev.Kind.Positive() {
+				continue
+			}
+			positives++
+			if _, defs, err := prev.Pattern(vars); err == nil {
+				for _, d := range defs {
+					vars[d] = d
+				}
+			}
+		}
+	}
+	if (kind == LockNext || kind == LockSame) && positives == 0 {
+		c.errorAt(pos, "//rx:%s needs a //rx:lock before it in the function: it matches relative to the previous match", name)
+		return
+	}
+	if isRegexp || l.HasVars() {
+		if _, _, err := l.Pattern(vars); err != nil {
+			c.errorAt(pos, "//rx:%s: %v", name, err)
 			return
 		}
 	}
-	kind := LockMatch
-	if name == "lock-not" {
-		kind = LockNot
-	}
-	if f := c.funcs[fn]; f != nil {
-		f.Locks = append(f.Locks, Lock{Kind: kind, Regexp: isRegexp, Text: text, Pos: pos})
+	if f != nil {
+		f.Locks = append(f.Locks, l)
 	}
 }
 

@@ -30,11 +30,12 @@ var _ = Describe("the exported name lists", func() {
 			Expect(err.Error()).NotTo(ContainSubstring("unknown directive"), name)
 		}
 		for _, name := range program.FuncDirectives() {
+			// lock-next and lock-same match relative to an earlier lock.
 			args := `"rx_tanh"`
 			if name == "skip" {
 				args = `onnxruntime "a reason"`
 			}
-			src := "package p\n\nfunc f(x [2]float32) (y [2]float32) {\n\t//rx:" + name + " " + args + "\n\ty = x\n\treturn\n}\n"
+			src := "package p\n\nfunc f(x [2]float32) (y [2]float32) {\n\t//rx:lock \"rx_copy\"\n\t//rx:" + name + " " + args + "\n\ty = x\n\treturn\n}\n"
 			_, err := program.Parse("t.rx", []byte(src))
 			Expect(err).NotTo(HaveOccurred(), name)
 		}

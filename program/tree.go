@@ -130,7 +130,27 @@ type LockKind uint8
 const (
 	LockMatch LockKind = iota + 1 // //rx:lock
 	LockNot                       // //rx:lock-not
+	LockNext                      // //rx:lock-next: on the line after the previous match
+	LockSame                      // //rx:lock-same: on the previous match's line, after it
 )
+
+// String returns the directive's name: "lock", "lock-not", "lock-next"
+// or "lock-same".
+func (k LockKind) String() string {
+	switch k {
+	case LockNot:
+		return "lock-not"
+	case LockNext:
+		return "lock-next"
+	case LockSame:
+		return "lock-same"
+	}
+	return "lock"
+}
+
+// Positive reports whether a check of kind k must match (every kind but
+// LockNot); positive checks apply in order.
+func (k LockKind) Positive() bool { return k != LockNot }
 
 // Lock is one source-lock check written inside a function.
 type Lock struct {

@@ -6,7 +6,6 @@ import (
 
 	"github.com/rextio/rxeq/executor"
 	"github.com/rextio/rxeq/harness"
-	"github.com/rextio/rxeq/program"
 )
 
 // RunInfo is what a report needs beyond the harness result.
@@ -124,11 +123,7 @@ func fromLock(l harness.LockCase) Lock {
 		}
 	}
 	for _, c := range l.Result.Checks {
-		kind := "lock"
-		if c.Lock.Kind == program.LockNot {
-			kind = "lock-not"
-		}
-		out.Checks = append(out.Checks, LockCheck{Kind: kind, Regexp: c.Lock.Regexp, Text: c.Lock.Text,
+		out.Checks = append(out.Checks, LockCheck{Kind: c.Lock.Kind.String(), Regexp: c.Lock.Regexp, Text: c.Lock.Text,
 			Pos: c.Lock.Pos.String(), OK: c.OK, Skipped: c.Skipped, Line: c.Line, Message: firstLine(c.Message)})
 	}
 	return out

@@ -173,7 +173,7 @@ func (l *Lock) Name() string { return l.Function + "/lock" }
 
 // LockCheck is one //rx:lock or //rx:lock-not line.
 type LockCheck struct {
-	Kind    string `json:"kind"` // "lock" or "lock-not"
+	Kind    string `json:"kind"` // "lock", "lock-not", "lock-next" or "lock-same"
 	Regexp  bool   `json:"regexp"`
 	Text    string `json:"text"`
 	Pos     string `json:"pos"` // file:line:col in the .rx file

@@ -1,6 +1,8 @@
 package rxginkgo
 
 import (
+	"github.com/onsi/ginkgo/v2/types"
+
 	"github.com/rextio/rxeq/harness"
 	"github.com/rextio/rxeq/program"
 )
@@ -16,3 +18,18 @@ func PlannedCases(files []*program.File, opts harness.Options) []Case {
 	}
 	return out
 }
+
+// BadCases returns the Case of each failing entry that loading paths
+// makes (a file that does not check, duplicate scenario names).
+func BadCases(paths ...string) ([]Case, error) {
+	_, bad, err := load(paths)
+	var out []Case
+	for _, b := range bad {
+		out = append(out, b.c)
+	}
+	return out, err
+}
+
+// DeclaredBody exposes the body Table and TableWith declare, with the
+// location of their call.
+func DeclaredBody(at types.CodeLocation, what string) func(Case) { return declaredBody(at, what) }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/onsi/ginkgo/v2"
+	"github.com/onsi/ginkgo/v2/types"
 
 	"github.com/rextio/rxeq/executor"
 	"github.com/rextio/rxeq/executor/builtin"
@@ -42,16 +43,46 @@ func MustExecutor(spec string) *external.Executor {
 	return e
 }
 
-// WithExecutors returns options that compare the built-in fallback and
-// native executors (builtin.Select under the environment's Config) and
-// the given ones with the oracle. In a build without cgo native is
-// reported as not run, with the reason.
+// WithExecutors returns options that compare the default executors (those
+// of Entries: fallback, native, and torch when libtorch is installed,
+// builtin.Select under the environment's Config) and the given ones with
+// the oracle. A default executor that cannot run here (torch without
+// libtorch, native in a build without cgo) gets skipped entries with the
+// reason; a default whose name one of execs takes is left to execs. To
+// compare only your executors, use OnlyExecutors.
 func WithExecutors(execs ...executor.Executor) harness.Options {
-	sel, err := builtin.Select([]executor.Name{executor.Fallback, executor.Native}, builtin.Config{}.FromEnv(os.Getenv), nil)
+	sel, err := builtin.Select(nil, builtin.Config{}.FromEnv(os.Getenv), nil)
 	if err != nil {
-		panic(fmt.Sprintf("rxginkgo: %v", err)) // the two names are built in
+		panic(fmt.Sprintf("rxginkgo: %v", err)) // the defaults are built in
 	}
-	return harness.Options{Executors: append(sel.Executors, execs...), Unavailable: sel.Unavailable}
+	taken := map[executor.Name]bool{}
+	for _, e := range execs {
+		taken[e.Name()] = true
+	}
+	var opts harness.Options
+	for _, e := range sel.Executors {
+		if !taken[e.Name()] {
+			opts.Executors = append(opts.Executors, e)
+		}
+	}
+	for _, u := range sel.Unavailable {
+		if !taken[u.Executor] {
+			opts.Unavailable = append(opts.Unavailable, u)
+		}
+	}
+	opts.Executors = append(opts.Executors, execs...)
+	return opts
+}
+
+// OnlyExecutors returns options that compare just the given executors
+// with the oracle: one entry per executor and case, none for the
+// built-in ones. Use it beside a Table of the defaults, so that their
+// entries are not declared twice:
+//
+//	rxginkgo.Table("agree across executors", "testdata/scorers")
+//	rxginkgo.TableWith("agree with my code", rxginkgo.OnlyExecutors(mine), "testdata/scorers")
+func OnlyExecutors(execs ...executor.Executor) harness.Options {
+	return harness.Options{Executors: append([]executor.Executor{}, execs...)}
 }
 
 // EntriesWith is Entries whose cases run with opts (see Case.Options).
@@ -60,7 +91,11 @@ func EntriesWith(opts harness.Options, paths ...string) ([]ginkgo.TableEntry, er
 	if err != nil {
 		return nil, err
 	}
-	return append(bad, entries(files, opts)...), nil
+	var out []ginkgo.TableEntry
+	for _, b := range bad {
+		out = append(out, b.entry())
+	}
+	return append(out, entries(files, opts)...), nil
 }
 
 // TableWith is Table whose cases run with opts, for example
@@ -70,7 +105,7 @@ func TableWith(description string, opts harness.Options, paths ...string) bool {
 	if err != nil {
 		panic(fmt.Sprintf("rxginkgo: %v", err))
 	}
-	args := []any{assertEntry}
+	args := []any{declaredBody(types.NewCodeLocation(1), "rxginkgo.TableWith")}
 	for _, e := range es {
 		args = append(args, e)
 	}

@@ -7,7 +7,10 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/rextio/rxeq/executor"
+	"github.com/rextio/rxeq/executor/builtin"
+	"github.com/rextio/rxeq/fallback"
 	"github.com/rextio/rxeq/harness"
+	"github.com/rextio/rxeq/program"
 	"github.com/rextio/rxeq/rxginkgo"
 )
 
@@ -47,5 +50,33 @@ var _ = Describe("SkipReason", func() {
 		Expect(e.Command()).To(Equal([]string{"/usr/bin/python3", "a.py"}))
 		_, err = rxginkgo.Executor("/usr/bin/python3 a.py")
 		Expect(err).To(MatchError(harness.ErrOptions))
+	})
+})
+
+var _ = Describe("choosing the executors of a table", func() {
+	src := []byte("//rx:scenario pick\n//rx:batches 2\n//rx:input x normal(0, 1)\npackage p\n\nfunc f(x [B][4]float32) (y [B][4]float32) {\n\ty = Tanh(x)\n\treturn\n}\n")
+	names := func(opts harness.Options) []string {
+		f, err := program.ParseScenario("pick.rx", src)
+		Expect(err).NotTo(HaveOccurred())
+		var out []string
+		for _, c := range rxginkgo.PlannedCases([]*program.File{f}, opts) {
+			out = append(out, string(c.Executor))
+		}
+		return out
+	}
+	mine := renamed{fallback.Executor{}, "mine"}
+
+	It("WithExecutors keeps every default executor, torch included (skipped with its reason when libtorch is missing), and adds yours once", func() {
+		want := []string{}
+		for _, n := range builtin.DefaultNames() {
+			want = append(want, string(n))
+		}
+		got := names(rxginkgo.WithExecutors(mine))
+		Expect(got).To(ConsistOf(append(want, "mine")))
+		Expect(got).To(ContainElement(string(executor.Torch)))
+	})
+
+	It("OnlyExecutors compares just yours, so a second table does not repeat the defaults' entries", func() {
+		Expect(names(rxginkgo.OnlyExecutors(mine))).To(Equal([]string{"mine"}))
 	})
 })

@@ -15,12 +15,15 @@
 // kernels), or the executors of the options given. Its labels say what it
 // runs ("oracle" and the executor's name, and "native" for every executor
 // that needs a C compiler), so --label-filter='!native' runs the entries
-// that need none. The function's source lock is checked once, in the
-// entry of its first batch and the first executor that needs no compiler
-// (the fallback's). An entry's
+// that need none. The function's source lock is checked in every entry
+// of the function (generating C needs no compiler, and the check takes
+// microseconds), so no --label-filter or --focus can leave a broken lock
+// out of a run that runs any of the function's entries. An entry's
 // location is the function's line in its .rx file; a failure message
-// starts with that file:line and the case's name, then the harness's
-// mismatch report or the lock's near-miss text. (Ginkgo takes a failure's
+// starts with a file:line and the case's name (once): the //rx:tolerance
+// line whose bound the first failing output broke, else the function's
+// line; then each failing output's bound, and the harness's mismatch
+// report or the lock's near-miss text. (Ginkgo takes a failure's
 // own location from the Go stack, which has no frame in a .rx file: it is
 // the line of rxginkgo that asserts, never reflect's.) A file that does
 // not check becomes one failing entry at its first error's file:line:col,
@@ -48,7 +51,10 @@ import (
 	"github.com/rextio/rxeq/executor"
 	"github.com/rextio/rxeq/executor/builtin"
 	"github.com/rextio/rxeq/harness"
+	"github.com/rextio/rxeq/lock"
+	"github.com/rextio/rxeq/native"
 	"github.com/rextio/rxeq/program"
+	"github.com/rextio/rxeq/program/ir"
 	"github.com/rextio/rxeq/scenarios"
 )
 
@@ -74,6 +80,10 @@ type Case struct {
 	// be read), or of a function whose input files (Options.Inputs)
 	// cannot be used: AssertCase fails with it.
 	Err error
+	// declared is where Table or TableWith (declaredBy) was called, for
+	// the failure message; zero for a table of the user's own.
+	declared   types.CodeLocation
+	declaredBy string
 	// Unavailable is set for the entry of an executor that cannot run
 	// here (torch without libtorch; native and torch in a build without
 	// cgo): AssertCase skips with it, or fails when RXEQ_REQUIRE_TORCH is
@@ -88,6 +98,9 @@ func (c Case) String() string {
 	if c.File == nil {
 		if errors.Is(c.Err, harness.ErrInputs) {
 			return "input files" // Options.Inputs holds no file for any function
+		}
+		if errors.Is(c.Err, scenarios.ErrDuplicate) {
+			return "duplicate scenario names"
 		}
 		return "does not check"
 	}
@@ -142,13 +155,6 @@ func planEntries(files []*program.File, opts harness.Options) []plannedEntry {
 		}
 		execs, unavailable = sel.Executors, sel.Unavailable
 	}
-	lockAt := 0
-	for i, e := range execs {
-		if !executor.NeedsCompiler(e) {
-			lockAt = i
-			break
-		}
-	}
 	var out []plannedEntry
 	replayed := false // some function found a file under opts.Inputs
 	for _, f := range files {
@@ -165,14 +171,14 @@ func planEntries(files []*program.File, opts harness.Options) []plannedEntry {
 				continue
 			}
 			replayed = replayed || fnOpts.Inputs != ""
-			for bi, b := range fnBatches {
-				for i, e := range execs {
+			for _, b := range fnBatches {
+				for _, e := range execs {
 					o := fnOpts
 					o.Executors = []executor.Executor{e}
 					o.Unavailable = nil
-					// The lock is one per function: checked in one entry
-					// only, so a lock that fails is one failure.
-					o.SkipLocks = opts.SkipLocks || i != lockAt || bi != 0
+					// The lock is checked in every entry of the function:
+					// checked in one entry only, a label filter or a focus
+					// that leaves that entry out would pass a broken lock.
 					c := Case{File: f, Function: fn.Name, Batch: b, Options: o, Executor: e.Name()}
 					labels := ginkgo.Label(string(executor.Oracle), string(e.Name()))
 					if executor.NeedsCompiler(e) {
@@ -181,7 +187,11 @@ func planEntries(files []*program.File, opts harness.Options) []plannedEntry {
 					out = append(out, plannedEntry{c, labels, at})
 				}
 				for _, u := range unavailable {
-					c := Case{File: f, Function: fn.Name, Batch: b, Executor: u.Executor, Unavailable: u.Reason}
+					// Skipped, but its lock is checked all the same: a
+					// filter that selects only these entries still sees a
+					// broken lock.
+					c := Case{File: f, Function: fn.Name, Batch: b, Executor: u.Executor, Unavailable: u.Reason,
+						Options: harness.Options{SkipLocks: opts.SkipLocks}}
 					out = append(out, plannedEntry{c, ginkgo.Label(string(executor.Oracle), string(u.Executor), "native"), at})
 				}
 			}
@@ -226,15 +236,27 @@ func inputBatches(f *program.File, fn *program.Func, batches []int, opts harness
 	return out, opts, nil
 }
 
+// badEntry is the failing entry of a file that cannot run: it does not
+// check, cannot be read, or repeats another's scenario name.
+type badEntry struct {
+	name string
+	at   types.CodeLocation
+	c    Case
+}
+
+func (b badEntry) entry() ginkgo.TableEntry {
+	return ginkgo.Entry(b.name, ginkgo.Label(string(executor.Oracle)), b.at, b.c)
+}
+
 // badFile is the entry of a file that does not check: it fails at the
 // first error's position with every error.
-func badFile(name string, err error) ginkgo.TableEntry {
+func badFile(name string, err error) badEntry {
 	at := types.CodeLocation{FileName: name, LineNumber: 1}
 	var list program.ErrorList
 	if errors.As(err, &list) && len(list) > 0 {
 		at = types.CodeLocation{FileName: list[0].Pos.Filename, LineNumber: list[0].Pos.Line}
 	}
-	return ginkgo.Entry(name+": does not check", ginkgo.Label(string(executor.Oracle)), at, Case{Err: err})
+	return badEntry{name + ": does not check", at, Case{Err: err}}
 }
 
 // MustEntries is Entries for use at suite construction: a path that cannot
@@ -253,7 +275,7 @@ func MustEntries(paths ...string) []ginkgo.TableEntry {
 // none), each asserted with AssertCase. Call it inside a container (or at
 // the top level of a test file, as `var _ = rxginkgo.Table(…)`).
 func Table(description string, paths ...string) bool {
-	args := []any{assertEntry}
+	args := []any{declaredBody(types.NewCodeLocation(1), "rxginkgo.Table")}
 	for _, e := range MustEntries(paths...) {
 		args = append(args, e)
 	}
@@ -271,13 +293,19 @@ func AssertCase(c Case) {
 		// The error's own text, one file:line:col line per problem, not
 		// gomega's dump of the error value.
 		what := "the file does not check:\n"
-		if errors.Is(c.Err, harness.ErrInputs) {
+		switch {
+		case errors.Is(c.Err, harness.ErrInputs):
 			what = "the input files cannot be used:\n"
+		case errors.Is(c.Err, scenarios.ErrDuplicate):
+			what = "the files cannot run together:\n"
 		}
 		gomega.Expect(c.Err).To(notFail(what))
 		return
 	}
 	if c.Unavailable != "" {
+		if msg := c.lockFailure(); msg != "" {
+			gomega.Expect(errors.New(msg)).To(notFail(c.where() + "\n"))
+		}
 		if os.Getenv(RequireTorchEnv) != "" {
 			ginkgo.Fail(fmt.Sprintf("executor %s is required (%s is set) but cannot run: %s", c.Executor, RequireTorchEnv, c.Unavailable))
 		}
@@ -291,9 +319,20 @@ func AssertCase(c Case) {
 		}
 		ginkgo.AddReportEntry("executor not run: "+string(u.Executor), u.Reason)
 	}
-	gomega.Expect(res).To(Pass(), c.where())
+	gomega.Expect(res).To(passCase(c))
 	if why := SkipReason(res); why != "" {
 		ginkgo.Skip(why)
+	}
+}
+
+// declaredBody is the body of a table that Table or TableWith (what)
+// declared at at: assertEntry with the declaration's line, which a
+// failure message names, since no frame of the user's suite is on the
+// stack when a table body runs.
+func declaredBody(at types.CodeLocation, what string) func(Case) {
+	return func(c Case) {
+		c.declared, c.declaredBy = at, what
+		assertEntry(c)
 	}
 }
 
@@ -317,6 +356,136 @@ func (c Case) where() string {
 		return fmt.Sprintf("%s:%d: %s", fn.Pos.Filename, fn.Pos.Line, c)
 	}
 	return c.String()
+}
+
+// passCase is Pass for the result of one case (Run): its failure message
+// names the case once, on its first line, at the //rx:tolerance line
+// that set the bound of the first output out of it (the function's line
+// when the default bound failed, or for an error or a lock), then says
+// which bound each failing output had and gives the harness's reports.
+func passCase(c Case) gomegatypes.GomegaMatcher {
+	return &matcher{
+		negated: "expected the case to fail, but it passed and its lock held",
+		match: func(actual any) (bool, string, error) {
+			res, ok := actual.(*harness.Result)
+			if !ok || res == nil {
+				return false, "", fmt.Errorf("expected a non-nil *harness.Result, got %T", actual)
+			}
+			if res.OK() {
+				return true, "", nil
+			}
+			return false, c.failure(res), nil
+		},
+	}
+}
+
+// failure is passCase's message for a failing res of c.
+func (c Case) failure(res *harness.Result) string {
+	fn := c.File.Func(c.Function)
+	file, line := fn.Pos.Filename, fn.Pos.Line
+	var b strings.Builder
+	var bounds []string
+	for _, rc := range res.Cases {
+		if rc.Status == harness.StatusPass || rc.Status == harness.StatusSkip {
+			continue
+		}
+		for _, o := range rc.Outputs {
+			if o.OK {
+				continue
+			}
+			if t := c.tolerance(o.Name); t != nil {
+				if len(bounds) == 0 {
+					file, line = t.Pos.Filename, t.Pos.Line
+				}
+				bounds = append(bounds, fmt.Sprintf("%s: bound set by the //rx:tolerance at %s:%d", o.Name, t.Pos.Filename, t.Pos.Line))
+			} else if o.Problem == "" && isFloatResult(fn, o.Name) {
+				bounds = append(bounds, fmt.Sprintf("%s: default bound (no //rx:tolerance for it)", o.Name))
+			}
+		}
+	}
+	fmt.Fprintf(&b, "%s:%d: %s", file, line, c)
+	if file != fn.Pos.Filename || line != fn.Pos.Line {
+		fmt.Fprintf(&b, " (function %s at %s:%d)", fn.Name, fn.Pos.Filename, fn.Pos.Line)
+	}
+	b.WriteString("\n")
+	if c.declared.FileName != "" {
+		fmt.Fprintf(&b, "  table: %s at %s:%d\n", c.declaredBy, c.declared.FileName, c.declared.LineNumber)
+	}
+	for _, l := range bounds {
+		fmt.Fprintf(&b, "  %s\n", l)
+	}
+	for _, rc := range res.Cases {
+		if rc.Status == harness.StatusPass || rc.Status == harness.StatusSkip {
+			continue
+		}
+		if rc.Name() != c.resultName() {
+			fmt.Fprintf(&b, "%s %s:\n", strings.ToUpper(string(rc.Status)), rc.Name())
+		} else if rc.Status != harness.StatusFail {
+			fmt.Fprintf(&b, "%s:\n", strings.ToUpper(string(rc.Status)))
+		}
+		fmt.Fprintf(&b, "    %s\n", strings.ReplaceAll(rc.Message, "\n", "\n    "))
+	}
+	for _, l := range res.Locks {
+		if !l.OK() {
+			msg := l.Result.Message
+			if l.Error != "" {
+				msg = l.Error
+			}
+			fmt.Fprintf(&b, "LOCK %s/%s:\n    %s\n", l.Scenario, l.Function, strings.ReplaceAll(msg, "\n", "\n    "))
+		}
+	}
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
+// isFloatResult reports whether fn has a float32 result called name.
+func isFloatResult(fn *program.Func, name string) bool {
+	for _, r := range fn.Results {
+		if r.Name == name {
+			return r.Type.DType == ir.Float32
+		}
+	}
+	return false
+}
+
+// resultName is the name harness.Case.Name gives c's result.
+func (c Case) resultName() string {
+	return fmt.Sprintf("%s/%s/b%d/%s", c.File.ScenarioName(), c.Function, c.Batch, c.Executor)
+}
+
+// tolerance returns the //rx:tolerance directive that sets output's
+// bound (the last one naming it), or nil.
+func (c Case) tolerance(output string) *program.Tolerance {
+	var t *program.Tolerance
+	for i := range c.File.Tolerances {
+		if c.File.Tolerances[i].Output == output {
+			t = &c.File.Tolerances[i]
+		}
+	}
+	return t
+}
+
+// lockFailure checks the lock of c's function against the generated C
+// (no compiler needed) unless c.Options.SkipLocks, and returns the
+// failure text, or "" when it holds or the function has no lock lines.
+func (c Case) lockFailure() string {
+	fn := c.File.Func(c.Function)
+	if c.Options.SkipLocks || fn == nil || len(fn.Locks) == 0 {
+		return ""
+	}
+	only := *c.File
+	only.Funcs = []*program.Func{fn}
+	p, err := program.Lower(&only)
+	var src []byte
+	if err == nil {
+		src, err = native.Generate(p)
+	}
+	if err != nil {
+		return fmt.Sprintf("LOCK %s/%s:\n    no C to check the lock against: %v", c.File.ScenarioName(), fn.Name, err)
+	}
+	if res := lock.Check(src, native.CFuncName(fn.Name), fn.Locks); !res.OK {
+		return fmt.Sprintf("LOCK %s/%s:\n    %s", c.File.ScenarioName(), fn.Name, strings.ReplaceAll(res.Message, "\n", "\n    "))
+	}
+	return ""
 }
 
 // notFail succeeds on a nil error; its failure message is prefix and the
@@ -356,7 +525,7 @@ func Run(ctx context.Context, c Case) (*harness.Result, error) {
 
 // load parses the files of paths (the catalog when none). A file that
 // cannot be read or does not check is returned as a failing entry in bad.
-func load(paths []string) (files []*program.File, bad []ginkgo.TableEntry, err error) {
+func load(paths []string) (files []*program.File, bad []badEntry, err error) {
 	if len(paths) == 0 {
 		files, err := scenarios.Catalog()
 		return files, nil, err
@@ -377,6 +546,20 @@ func load(paths []string) (files []*program.File, bad []ginkgo.TableEntry, err e
 			continue
 		}
 		files = append(files, f)
+	}
+	if err := scenarios.Unique(files); err != nil {
+		// One failing entry, at the first file that repeats a name, and no
+		// cases: rows nobody can tell apart would hide which file failed.
+		at := types.CodeLocation{LineNumber: 1}
+		seen := map[string]bool{}
+		for _, f := range files {
+			if seen[f.ScenarioName()] {
+				at.FileName = f.Name
+				break
+			}
+			seen[f.ScenarioName()] = true
+		}
+		return nil, append(bad, badEntry{"duplicate scenario names", at, Case{Err: err}}), nil
 	}
 	return files, bad, nil
 }

@@ -11,7 +11,10 @@
 // only when every case it broke is reported as not passing; it escapes
 // when any broken case passes; and it is not exercised when the scenarios
 // gave it nothing to break (that too fails the self-test, since then the
-// scenarios prove nothing about it). A
+// scenarios prove nothing about it, unless Options.AllowNotExercised: a
+// user's files need not hold every kind of output). The unbroken fallback
+// runs beside the mutants, and files that already fail through it are an
+// error (ErrBaseline): every mutant would look caught. A
 // loosened comparison (a tolerance without its relative part, classes
 // compared in row 0 only, a NaN on one side counted as a match) lets some
 // mutant escape, so `rxeq selftest` in CI catches a comparison bug that no
@@ -37,9 +40,18 @@ import (
 	"github.com/rextio/rxeq/tensor"
 )
 
-// ErrNotCaught is wrapped by Run's error when a mutant escaped or was not
-// exercised.
+// ErrNotCaught is wrapped by Run's error when a mutant escaped, or was
+// not exercised (unless Options.AllowNotExercised).
 var ErrNotCaught = errors.New("the comparison missed a deliberately wrong executor")
+
+// ErrBaseline is wrapped by Run's error when the files already fail
+// through the unbroken fallback interpreter: every mutant would then look
+// caught, and the self-test would prove nothing.
+var ErrBaseline = errors.New("the files fail without any mutant")
+
+// ErrUnknownMutant is wrapped by Select's error for a name that is not a
+// built-in mutant's.
+var ErrUnknownMutant = errors.New("unknown mutant")
 
 // Mutant is a deliberately wrong executor: the fallback interpreter whose
 // outcome Break changes in one way.
@@ -57,7 +69,7 @@ type Mutant struct {
 // Mutants returns the built-in mutants.
 func Mutants() []Mutant {
 	return []Mutant{
-		{Name: "class-flip", What: "one class changed, in the last row of a batch (not the first)", Break: classFlip},
+		{Name: "class-flip", What: "one class changed to another valid class, in the last row of a batch (not the first)", Break: classFlip},
 		{Name: "stray-nan", What: "one float element replaced by NaN", Break: strayNaN},
 		{Name: "off-by-ten-tolerances", What: "one float element moved by ten times its allowed error", Break: offByTen},
 		{Name: "wrong-shape", What: "a float output's dims reversed (same data)", Break: wrongShape},
@@ -95,6 +107,34 @@ type Options struct {
 	// Harness options (batches, seed, parallelism); Executors, Backends and
 	// Reference are set by Run.
 	Harness harness.Options
+	// AllowNotExercised: a mutant the files gave nothing to break (no
+	// runtime error for wrong-error-text, no class output for class-flip)
+	// is reported as NOT EXERCISED but does not fail the run. Set it for a
+	// user's files, which need not contain every kind of output; the
+	// built-in catalog must exercise every mutant.
+	AllowNotExercised bool
+}
+
+// Select returns the built-in mutants without those named in skip, or an
+// error wrapping ErrUnknownMutant naming the valid names.
+func Select(skip []string) ([]Mutant, error) {
+	all := Mutants()
+	var names []string
+	for _, m := range all {
+		names = append(names, m.Name)
+	}
+	for _, n := range skip {
+		if !slices.Contains(names, n) {
+			return nil, fmt.Errorf("%w %q (want one of %s)", ErrUnknownMutant, n, strings.Join(names, ", "))
+		}
+	}
+	var out []Mutant
+	for _, m := range all {
+		if !slices.Contains(skip, m.Name) {
+			out = append(out, m)
+		}
+	}
+	return out, nil
 }
 
 // Run runs files through every mutant and returns one Outcome per mutant,
@@ -126,10 +166,15 @@ func Run(ctx context.Context, files []*program.File, opts Options) ([]Outcome, e
 		execs[i] = &mutantExecutor{base: base, m: m, tol: tol, tally: tallies[i]}
 		names[i] = execs[i].Name()
 	}
-	hopts.Executors = execs
-	hopts.Backends = names
+	// The unbroken fallback runs beside the mutants: if it fails already,
+	// every mutant would look caught.
+	hopts.Executors = append([]executor.Executor{base}, execs...)
+	hopts.Backends = append([]executor.Name{base.Name()}, names...)
 	res, err := harness.Run(ctx, files, hopts)
 	if err != nil && res == nil {
+		return nil, err
+	}
+	if err := baseline(res, base.Name()); err != nil {
 		return nil, err
 	}
 	var missed []string
@@ -158,7 +203,7 @@ func Run(ctx context.Context, files []*program.File, opts Options) ([]Outcome, e
 		default:
 			o.Verdict = Caught
 		}
-		if o.Verdict != Caught {
+		if o.Verdict == Escaped || o.Verdict == NotExercised && !opts.AllowNotExercised {
 			missed = append(missed, fmt.Sprintf("%s (%s: %d of %d broken cases flagged)", m.Name, strings.ToLower(string(o.Verdict)), o.Flagged, o.Broken))
 		}
 		outs[i] = o
@@ -167,6 +212,42 @@ func Run(ctx context.Context, files []*program.File, opts Options) ([]Outcome, e
 		return outs, fmt.Errorf("%w: %s", ErrNotCaught, strings.Join(missed, ", "))
 	}
 	return outs, err
+}
+
+// baseline returns an error wrapping ErrBaseline that lists the cases
+// of res in which the unbroken executor base does not pass, or nil.
+func baseline(res *harness.Result, base executor.Name) error {
+	var bad []string
+	n := 0
+	for _, c := range res.Cases {
+		if c.Executor != base || c.Status == harness.StatusPass || c.Status == harness.StatusSkip {
+			continue
+		}
+		n++
+		if len(bad) < 5 {
+			msg := c.Message
+			if msg == "" {
+				msg = c.Error
+			}
+			for _, o := range c.Outputs {
+				if !o.OK && o.Report != "" {
+					msg = o.Report
+					break
+				}
+			}
+			first, _, _ := strings.Cut(msg, "\n")
+			bad = append(bad, fmt.Sprintf("%s %s: %s", strings.ToUpper(string(c.Status)), c.Name(), first))
+		}
+	}
+	if n == 0 {
+		return nil
+	}
+	more := ""
+	if n > len(bad) {
+		more = fmt.Sprintf("\n  … and %d more", n-len(bad))
+	}
+	return fmt.Errorf("%w: %d case(s) fail through the unbroken %s interpreter, so every mutant would look caught; "+
+		"make `rxeq run --backend %s` pass on these files first:\n  %s%s", ErrBaseline, n, base, base, strings.Join(bad, "\n  "), more)
 }
 
 // tally records which cases a mutant broke. The harness runs cases on
@@ -283,14 +364,34 @@ func classFlip(fn *program.Func, _ map[string]*tensor.Tensor, out *executor.Outc
 	if *err != nil {
 		return false
 	}
+	sources := compare.ClassSources(fn)
 	for _, r := range fn.Results {
 		t := out.Outputs[r.Name]
 		if r.Type.DType != ir.Int64 || t == nil || len(t.I64) < 2 {
 			continue
 		}
-		t = replace(out, r.Name)
 		last := len(t.I64) - 1
-		t.I64[last] ^= 1 // another valid class index wherever there are two
+		old := t.I64[last]
+		// Another valid class index: the next one modulo the class count
+		// (the scores' size along the Argmax axis), so a 5-class output
+		// never gets class 5. Without known scores, a neighbour that
+		// stays within the indices the output already holds.
+		var flipped int64
+		if src, ok := sources[r.Name]; ok && out.Outputs[src.Scores] != nil && src.Axis < out.Outputs[src.Scores].Rank() {
+			n := int64(out.Outputs[src.Scores].Shape[src.Axis])
+			if n < 2 || old < 0 || old >= n {
+				continue
+			}
+			flipped = (old + 1) % n
+		} else if old > 0 {
+			flipped = old - 1
+		} else if slices.Max(t.I64) > old {
+			flipped = old + 1
+		} else {
+			continue
+		}
+		t = replace(out, r.Name)
+		t.I64[last] = flipped
 		return true
 	}
 	return false

@@ -10,6 +10,7 @@ import (
 	"github.com/rextio/rxeq/lock"
 	"github.com/rextio/rxeq/native"
 	"github.com/rextio/rxeq/program"
+	"github.com/rextio/rxeq/scenarios"
 )
 
 // parseFile reads (program.ReadFile: regular files of at most 1 MiB) and
@@ -38,8 +39,10 @@ func parseFile(path string, scenario bool, stderr io.Writer) (*program.File, boo
 
 // cmdCheck parses and checks each file as a scenario, with every static rule
 // `rxeq run` applies, and prints every error; exit 2 if any does not check.
+// A directory is searched for *.rx files, as run, list and lock do, and
+// two files with one scenario name are an error (scenarios.Unique).
 func cmdCheck(_ context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("check", "FILE...", stdout, stderr)
+	fs := newFlagSet("check", "PATH...", stdout, stderr)
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}
@@ -47,18 +50,29 @@ func cmdCheck(_ context.Context, args []string, stdout, stderr io.Writer) int {
 		fs.Usage()
 		return exitUsage
 	}
+	paths, err := scenarios.Expand(fs.Args())
+	if err != nil {
+		fmt.Fprintf(stderr, "rxeq: %v\n", err)
+		return exitUsage
+	}
 	code := exitOK
-	for _, path := range fs.Args() {
+	var files []*program.File
+	for _, path := range paths {
 		f, ok := parseFile(path, true, stderr)
 		if !ok {
 			code = exitUsage
 			continue
 		}
+		files = append(files, f)
 		names := make([]string, len(f.Funcs))
 		for i, fn := range f.Funcs {
 			names[i] = fn.Name
 		}
 		fmt.Fprintf(stdout, "%s: ok (%s)\n", path, strings.Join(names, ", "))
+	}
+	if err := scenarios.Unique(files); err != nil {
+		fmt.Fprintf(stderr, "rxeq: %v\n", err)
+		code = exitUsage
 	}
 	return code
 }

@@ -70,3 +70,47 @@ func joinCommand(argv []string) string {
 func shellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
+
+// funcMaps collects repeated --executor-func NAME:FUNC=THEIRS flags: the
+// name external executor NAME knows program function FUNC by.
+type funcMaps []struct{ exec, fn, theirs string }
+
+func (m *funcMaps) String() string { return "" }
+
+// Type names the value in usage lines.
+func (m *funcMaps) Type() string { return "NAME:FUNC=THEIRS" }
+
+// Set parses one NAME:FUNC=THEIRS.
+func (m *funcMaps) Set(v string) error {
+	lhs, theirs, ok := strings.Cut(v, "=")
+	exec, fn, ok2 := strings.Cut(lhs, ":")
+	if !ok || !ok2 || exec == "" || fn == "" || theirs == "" {
+		return fmt.Errorf("%q: want NAME:FUNC=THEIRS, like mine:score2=my_score", v)
+	}
+	*m = append(*m, struct{ exec, fn, theirs string }{exec, fn, theirs})
+	return nil
+}
+
+// apply sets each map on its --executor (external.Options.Functions).
+func (m funcMaps) apply(specs executorSpecs) error {
+	for _, f := range m {
+		i := slicesIndex(specs, f.exec)
+		if i < 0 {
+			return fmt.Errorf("--executor-func %s:%s=%s: no --executor %s", f.exec, f.fn, f.theirs, f.exec)
+		}
+		if specs[i].Functions == nil {
+			specs[i].Functions = map[string]string{}
+		}
+		specs[i].Functions[f.fn] = f.theirs
+	}
+	return nil
+}
+
+func slicesIndex(specs executorSpecs, name string) int {
+	for i, o := range specs {
+		if o.Name == name {
+			return i
+		}
+	}
+	return -1
+}

@@ -131,6 +131,10 @@ func cmdFuzz(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	r.Checker = checker
 	r.Found, r.Progress, r.Terminal = stdout, stderr, isTerminal(stderr)
 	st, err := r.run(ctx)
+	if errors.Is(err, executor.ErrByName) {
+		fmt.Fprintf(stderr, "rxeq fuzz: %v\n", err)
+		return exitUsage
+	}
 	rate := 0.0
 	if st.Elapsed > 0 {
 		rate = float64(st.Programs) / st.Elapsed.Seconds()
@@ -368,7 +372,7 @@ func cmdReduce(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	rep, err := checker.Check(ctx, src)
 	if err != nil {
 		fmt.Fprintf(stderr, "rxeq reduce: %s: %v\n", name, err)
-		if errors.Is(err, fuzz.ErrProgram) {
+		if errors.Is(err, fuzz.ErrProgram) || errors.Is(err, executor.ErrByName) {
 			return exitUsage
 		}
 		return exitFail

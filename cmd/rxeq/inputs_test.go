@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -81,6 +82,17 @@ var _ = Describe("rxeq run --inputs", Label("e2e"), func() {
 		Expect(code).To(Equal(2))
 		Expect(out).To(BeEmpty())
 		Expect(errOut).To(ContainSubstring("rxeq run: inputs: " + filepath.Join(in, "x.npy") + " (parameter x of score): npy: malformed file: truncated in the header length; write it again with np.save(path, a)"))
+	})
+
+	It("names every file that cannot be used, not just the first", func() {
+		in := filepath.Join(dir, "in")
+		Expect(os.MkdirAll(in, 0o755)).To(Succeed())
+		Expect(os.WriteFile(filepath.Join(in, "x.npy"), []byte("\x93NUMPY\x01\x00"), 0o644)).To(Succeed())
+		Expect(npy.WriteFile(filepath.Join(in, "w.npy"), tensor.NewFloat32(5, 3))).To(Succeed())
+		code, out, errOut := rxeq("run", "--backend", "oracle,fallback", "--inputs", in, rx)
+		Expect(code).To(Equal(2), out+errOut)
+		Expect(errOut).To(ContainSubstring("rxeq run: inputs: " + filepath.Join(in, "x.npy") + " (parameter x of score): npy: malformed file"))
+		Expect(errOut).To(MatchRegexp(`\nrxeq run: inputs: ` + regexp.QuoteMeta(filepath.Join(in, "w.npy")) + `.*`))
 	})
 
 	It("selects among the data's batches with --batch", func() {

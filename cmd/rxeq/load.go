@@ -12,7 +12,8 @@ import (
 // loadPrograms parses the given .rx files and directories (searched
 // recursively for *.rx, in lexical order), or the built-in catalog when
 // paths is empty. Every file is checked and every error printed; ok is
-// false when any file does not check.
+// false when any file does not check, or when two files carry one
+// scenario name (scenarios.Unique).
 //
 // With scenario, files are checked as scenarios (see parseFile).
 func loadPrograms(paths []string, scenario bool, stderr io.Writer) (files []*program.File, ok bool) {
@@ -52,6 +53,10 @@ func loadPrograms(paths []string, scenario bool, stderr io.Writer) (files []*pro
 			continue
 		}
 		files = append(files, f)
+	}
+	if err := scenarios.Unique(files); err != nil {
+		fmt.Fprintf(stderr, "rxeq: %v\n", err)
+		return nil, false
 	}
 	return files, ok
 }

@@ -2,12 +2,13 @@
 //
 //	rxeq run [flags] [PATH...]   run the built-in catalog or the given .rx files and directories
 //	rxeq list [PATH...]          list scenarios, functions and batches
-//	rxeq check FILE...           parse and check; print file:line:col: message
+//	rxeq check PATH...           parse and check; print file:line:col: message
 //	rxeq gen [--func F] FILE     print the generated C
 //	rxeq export --format FORMAT FILE  write the program as a framework's model or module
 //	rxeq lock FILE...            run the source-lock checks only
 //	rxeq fuzz [flags]            differential fuzzing with random programs
 //	rxeq reduce [flags] FILE     shrink a reproducer
+//	rxeq sweep --backend NAME FILE  sweep one executor over many inputs, shrink a failing one
 //
 // Exit status: 0 when everything holds, 1 when a case or lock fails, 2 on
 // bad usage or a program that does not check.
@@ -49,7 +50,7 @@ const usage = `usage: rxeq <command> [arguments]
 commands:
   run [flags] [PATH...]   run the built-in catalog or the given .rx files and directories
   list [PATH...]          list scenarios, functions and batches
-  check FILE...           parse and check programs
+  check PATH...           parse and check programs
   gen [--func F] FILE     print the C the native backend generates
   export --format FORMAT [--func F] [-o OUT] FILE
                           write the program as a framework's model or module
@@ -58,6 +59,7 @@ commands:
   reduce [flags] FILE     shrink a reproducer to a small program that fails the same way
   selftest [PATH...]      prove the comparison fails: run deliberately wrong executors, expect each reported
   merge [flags] JSON...   join the JSON reports of shards into one JSON and one JUnit report
+  sweep --backend NAME FILE  test one executor (your code) on many seeds and edge kinds, shrink a failure
 
 Run 'rxeq <command> -h' for a command's flags.
 `
@@ -78,6 +80,7 @@ func commands() map[string]command {
 		"reduce":   cmdReduce,
 		"selftest": cmdSelftest,
 		"merge":    cmdMerge,
+		"sweep":    cmdSweep,
 		// worker is hidden: rxeq starts it itself (run --isolate).
 		isolate.WorkerArg: cmdWorker,
 	}

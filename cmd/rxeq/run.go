@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strconv"
@@ -42,7 +43,10 @@ type runFlags struct {
 	compileTimeout    time.Duration
 	isolate           bool
 	maxMemory         *memoryFlag
+	maxULP            int64
+	errorKinds        bool
 	external          executorSpecs // --executor NAME=COMMAND
+	funcMap           funcMaps      // --executor-func NAME:FUNC=THEIRS
 }
 
 func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -63,8 +67,11 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.DurationVar(&rf.timeout, "timeout", harness.DefaultCaseTimeout, "timeout of one executor on one case")
 	fs.DurationVar(&rf.compileTimeout, "compile-timeout", native.DefaultCompileTimeout, "timeout of one C compiler run (the compiler and its children are killed)")
 	rf.maxMemory = maxMemory(fs)
+	fs.BoolVar(&rf.errorKinds, "error-kinds", false, "compare runtime errors by kind only (division by zero, shape, dtype), not by rxeq's exact text")
+	fs.Int64Var(&rf.maxULP, "max-ulp", 0, "also fail a float output more than `N` float32 ULPs from the oracle rounded to float32 (besides rtol/atol; a //rx:tolerance ulp= keeps its own; 0: none)")
 	fs.BoolVar(&rf.isolate, "isolate", false, "run native code in a worker process: a crash or hang fails that case and the run goes on")
 	fs.Var(&rf.external, "executor", "add an external executor `NAME=COMMAND` speaking rxeq.executor/v1 (repeatable; see docs/executor-protocol.md)")
+	fs.Var(&rf.funcMap, "executor-func", "external executor NAME knows function FUNC as THEIRS: `NAME:FUNC=THEIRS` (repeatable)")
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}
@@ -98,7 +105,8 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	prog.finish()
 	if err != nil {
 		if errors.Is(err, harness.ErrOptions) {
-			fmt.Fprintf(stderr, "rxeq run: %v\n", err)
+			// Every unusable input file, one per line.
+			fmt.Fprintf(stderr, "rxeq run: %s\n", strings.ReplaceAll(err.Error(), "\n", "\nrxeq run: "))
 			return exitUsage
 		}
 		fmt.Fprintf(stderr, "rxeq run: %v\n", err)
@@ -194,6 +202,11 @@ func (rf runFlags) options() (harness.Options, error) {
 	if rf.maxMemory != nil {
 		opts.MaxMemory = int64(*rf.maxMemory)
 	}
+	if rf.maxULP < 0 {
+		return opts, fmt.Errorf("--max-ulp %d: want 0 (no bound) or a positive number", rf.maxULP)
+	}
+	opts.MaxULP = rf.maxULP
+	opts.ErrorKinds = rf.errorKinds
 	opts.CaseTimeout = rf.timeout
 	if rf.compileTimeout <= 0 {
 		return opts, fmt.Errorf("--compile-timeout %v: want a positive duration, like 2m", rf.compileTimeout)
@@ -203,6 +216,9 @@ func (rf runFlags) options() (harness.Options, error) {
 	// restarts it: the case timeout gets a grace period on top.
 	cfg := builtin.Config{Mode: mode, CompileTimeout: rf.compileTimeout, TorchThreads: rf.torchThreads,
 		Isolate: rf.isolate, CallTimeout: rf.timeout}.FromEnv(os.Getenv)
+	if err := rf.funcMap.apply(rf.external); err != nil {
+		return opts, err
+	}
 	sel, err := builtin.Select(runNames(opts.Backends, rf.external), cfg, rf.external)
 	if err != nil {
 		return opts, err
@@ -376,6 +392,10 @@ func checkOutputs(rf runFlags) error {
 	for _, o := range []struct{ flag, path string }{{"--json", rf.json}, {"--junit", rf.junit}} {
 		if o.path == "" {
 			continue
+		}
+		// As --dump, a missing directory is created.
+		if err := os.MkdirAll(filepath.Dir(o.path), 0o755); err != nil {
+			return fmt.Errorf("%s %s: cannot write it: %w", o.flag, o.path, err)
 		}
 		_, statErr := os.Stat(o.path)
 		f, err := os.OpenFile(o.path, os.O_WRONLY|os.O_CREATE, 0o644)

@@ -14,9 +14,17 @@ import (
 
 // cmdSelftest runs the catalog (or the given files) through deliberately
 // wrong executors and fails unless the comparison reports every one.
+//
+// On the catalog every mutant must be exercised. On a user's files a
+// mutant they give nothing to break (wrong-error-text in files without a
+// runtime error) is reported as not exercised but fails only under
+// --strict; files that already fail through the unbroken interpreter are
+// an error (every mutant would look caught).
 func cmdSelftest(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("selftest", "[flags] [PATH...]", stdout, stderr)
 	batches := fs.String("batch", "", "comma-separated batch sizes replacing each scenario's //rx:batches")
+	skip := fs.String("skip", "", "comma-separated mutants to leave out, e.g. wrong-error-text")
+	strict := fs.Bool("strict", false, "with PATHs, fail when the files give a mutant nothing to break (always so on the built-in catalog)")
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}
@@ -29,6 +37,17 @@ func cmdSelftest(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		}
 		opts.Harness.Batches = append(opts.Harness.Batches, n)
 	}
+	muts, err := selftest.Select(splitList(*skip))
+	if err != nil {
+		fmt.Fprintf(stderr, "rxeq selftest: --skip: %v\n", err)
+		return exitUsage
+	}
+	if len(muts) == 0 {
+		fmt.Fprintf(stderr, "rxeq selftest: --skip %q leaves no mutant to run\n", *skip)
+		return exitUsage
+	}
+	opts.Mutants = muts
+	opts.AllowNotExercised = fs.NArg() > 0 && !*strict
 	files, ok := loadPrograms(fs.Args(), true, stderr)
 	if !ok {
 		return exitUsage
@@ -40,10 +59,13 @@ func cmdSelftest(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	}
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "MUTANT\tBROKE\tFLAGGED\tVERDICT\tWHAT")
-	caught := 0
+	caught, idle := 0, 0
 	for _, o := range outs {
-		if o.Verdict == selftest.Caught {
+		switch o.Verdict {
+		case selftest.Caught:
 			caught++
+		case selftest.NotExercised:
+			idle++
 		}
 		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%s\n", o.Mutant.Name, o.Broken, o.Flagged, o.Verdict, o.Mutant.What)
 	}
@@ -53,7 +75,15 @@ func cmdSelftest(ctx context.Context, args []string, stdout, stderr io.Writer) i
 			fmt.Fprintf(stdout, "  %s: %s\n", o.Mutant.Name, o.Example)
 		}
 	}
-	fmt.Fprintf(stdout, "\n%d passed, %d failed\n", caught, len(outs)-caught)
+	switch {
+	case idle > 0 && opts.AllowNotExercised:
+		fmt.Fprintf(stdout, "\n%d caught, %d escaped, %d not exercised (your files give them nothing to break; not a failure without --strict)\n",
+			caught, len(outs)-caught-idle, idle)
+	case idle > 0:
+		fmt.Fprintf(stdout, "\n%d caught, %d escaped, %d not exercised\n", caught, len(outs)-caught-idle, idle)
+	default:
+		fmt.Fprintf(stdout, "\n%d caught, %d escaped\n", caught, len(outs)-caught)
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "rxeq selftest: %v\n", err)
 		if errors.Is(err, harness.ErrOptions) {
