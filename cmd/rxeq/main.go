@@ -73,6 +73,7 @@ func commands() map[string]command {
 		"check":    cmdCheck,
 		"gen":      cmdGen,
 		"export":   cmdExport,
+		"import":   cmdImport,
 		"lock":     cmdLock,
 		"fuzz":     cmdFuzz,
 		"reduce":   cmdReduce,
