@@ -6,6 +6,7 @@ import (
 	"go/format"
 	"math"
 	"regexp"
+	"runtime/debug"
 	"slices"
 	"sort"
 	"strconv"
@@ -33,7 +34,8 @@ var ErrImport = errors.New("onnx import")
 // The classes of an ImportError: why a model (or a node test) was not
 // imported.
 const (
-	ClassModel   = "model"     // not a model Import reads: bytes, IR, opset, domains, functions
+	ClassModel   = "model"     // not a model Import reads: bytes, graph, model-local functions
+	ClassOpset   = "opset"     // an opset of the default domain outside MinImportOpset to MaxImportOpset
 	ClassOp      = "op"        // an op that has no rxeq form
 	ClassDType   = "dtype"     // an element type other than float32 (tensors) and int64 (scalars)
 	ClassRank    = "rank"      // a rank the op's rxeq form does not take (MatMul, Transpose), or above 4
@@ -129,7 +131,7 @@ func Import(model []byte, opt ImportOptions) (imp *Imported, err error) {
 		if r := recover(); r != nil {
 			e, ok := r.(*ImportError)
 			if !ok {
-				panic(r)
+				panic(fmt.Sprintf("%v\n%s", r, debug.Stack()))
 			}
 			imp, err = nil, e
 		}
@@ -235,7 +237,7 @@ func (x *importer) run() (*Imported, error) {
 		}
 	}
 	if x.opset < MinImportOpset || x.opset > MaxImportOpset {
-		x.fail(ClassModel, "opset %d of the default domain: Import reads opsets %d to %d", x.opset, MinImportOpset, MaxImportOpset)
+		x.fail(ClassOpset, "opset %d of the default domain: Import reads opsets %d to %d", x.opset, MinImportOpset, MaxImportOpset)
 	}
 	g := m.Graph
 	x.index(g)
@@ -268,7 +270,9 @@ func (x *importer) run() (*Imported, error) {
 		if _, ok := x.inits[in.Name]; ok {
 			continue // an initializer listed as an input (IR < 4): a weight
 		}
+		x.cur = firstReader(g, in.Name) // an input refused is the first op's that reads it
 		t := x.inputType(in)
+		x.cur = nil
 		name := x.newName(in.Name)
 		dist := "normal(0, 1)"
 		if t.DType == ir.Int64 {
@@ -662,6 +666,16 @@ func (x *importer) nodeNeeded(n *onnxpb.Node) bool {
 		}
 	}
 	return false
+}
+
+// firstReader returns the first node of g that reads name, or nil.
+func firstReader(g *onnxpb.Graph, name string) *onnxpb.Node {
+	for _, n := range g.Node {
+		if slices.Contains(n.Input, name) {
+			return n
+		}
+	}
+	return nil
 }
 
 // inputType is the program type of a graph input.
@@ -1109,7 +1123,7 @@ func (x *importer) node(n *onnxpb.Node, sc *scope) *val {
 		switch {
 		case a.t.Rank() == 2 && (len(perm) == 0 || slices.Equal(perm, []int64{1, 0})):
 			return x.call("Transpose", ir.Type{DType: ir.Float32, Shape: []ir.Dim{a.t.Shape[1], a.t.Shape[0]}}, a)
-		case a.t.Rank() <= 1:
+		case a.t.Rank() <= 1 || isIdentityPerm(perm, a.t.Rank()):
 			v := *a
 			v.result, v.alias = false, true
 			return &v
@@ -1405,7 +1419,19 @@ func (x *importer) reshape(n *onnxpb.Node, sc *scope) *val {
 	return nil
 }
 
-// isNoError reports whether a Loop condition is rxeq's "no failure yet"
+func isIdentityPerm(perm []int64, rank int) bool {
+	if len(perm) != rank {
+		return false
+	}
+	for i, p := range perm {
+		if p != int64(i) {
+			return false
+		}
+	}
+	return true
+}
+
+// benignCond reports whether a Loop condition is rxeq's "no failure yet"
 // (Equal(Gather(state, 0), 0)), a constant true, or the body's own
 // condition input passed through.
 func (x *importer) benignCond(name string, loop *onnxpb.Node) bool {
@@ -1760,4 +1786,14 @@ func classOfCheck(err error) string {
 		return ClassDType
 	}
 	return ClassShape
+}
+
+// ReadTensor decodes a TensorProto of type FLOAT or INT64, like the
+// input_N.pb and output_N.pb files of ONNX's node tests.
+func ReadTensor(b []byte) (*tensor.Tensor, error) {
+	t, err := onnxpb.UnmarshalTensor(b)
+	if err != nil {
+		return nil, err
+	}
+	return (&importer{}).tensorOf(t)
 }

@@ -68,17 +68,18 @@ type command func(ctx context.Context, args []string, stdout, stderr io.Writer) 
 // commands returns the subcommands by name.
 func commands() map[string]command {
 	return map[string]command{
-		"run":      cmdRun,
-		"list":     cmdList,
-		"check":    cmdCheck,
-		"gen":      cmdGen,
-		"export":   cmdExport,
-		"import":   cmdImport,
-		"lock":     cmdLock,
-		"fuzz":     cmdFuzz,
-		"reduce":   cmdReduce,
-		"selftest": cmdSelftest,
-		"merge":    cmdMerge,
+		"run":         cmdRun,
+		"list":        cmdList,
+		"check":       cmdCheck,
+		"gen":         cmdGen,
+		"export":      cmdExport,
+		"import":      cmdImport,
+		"conformance": cmdConformance,
+		"lock":        cmdLock,
+		"fuzz":        cmdFuzz,
+		"reduce":      cmdReduce,
+		"selftest":    cmdSelftest,
+		"merge":       cmdMerge,
 		// worker is hidden: rxeq starts it itself (run --isolate).
 		isolate.WorkerArg: cmdWorker,
 	}
