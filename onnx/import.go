@@ -71,6 +71,11 @@ type ImportOptions struct {
 	Source string
 	// WeightsDir is where the caller writes Weights, for the header.
 	WeightsDir string
+	// Constants are values for graph inputs to fold into the program as
+	// constants (by model name), as for an initializer: an int64 axes or
+	// shape input, say, that the language needs to know. Those inputs
+	// are not parameters.
+	Constants map[string]*tensor.Tensor
 }
 
 // Binding pairs a name in the model with its name in the program.
@@ -269,6 +274,10 @@ func (x *importer) run() (*Imported, error) {
 	for _, in := range g.Input {
 		if _, ok := x.inits[in.Name]; ok {
 			continue // an initializer listed as an input (IR < 4): a weight
+		}
+		if k, ok := x.opt.Constants[in.Name]; ok {
+			top.vals[in.Name] = &val{t: typeOfTensor(k), konst: k, name: in.Name, prec: 7}
+			continue
 		}
 		x.cur = firstReader(g, in.Name) // an input refused is the first op's that reads it
 		t := x.inputType(in)

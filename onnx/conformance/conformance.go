@@ -19,11 +19,13 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
 	"github.com/rextio/rxeq/executor"
 	"github.com/rextio/rxeq/onnx"
+	"github.com/rextio/rxeq/onnx/internal/onnxpb"
 	"github.com/rextio/rxeq/program"
 	"github.com/rextio/rxeq/tensor"
 )
@@ -78,24 +80,67 @@ func Load(dir string) (*Case, error) {
 	if err != nil {
 		return nil, err
 	}
-	imp, err := onnx.Import(b, onnx.ImportOptions{Func: funcName(name), Source: name + "/model.onnx"})
+	sets, _ := filepath.Glob(filepath.Join(dir, "test_data_set_*"))
+	sort.Strings(sets)
+	if len(sets) == 0 {
+		return nil, fmt.Errorf("%s: no test_data_set_N directory", dir)
+	}
+	// The graph inputs, in order: the int64 tensors among them (axes,
+	// shapes) are folded as constants when every data set gives them the
+	// same value.
+	m, err := onnxpb.UnmarshalModel(b)
+	if err != nil {
+		return nil, &onnx.ImportError{Class: onnx.ClassModel, Msg: err.Error()}
+	}
+	var inputs []string
+	if m.Graph != nil {
+		inits := map[string]bool{}
+		for _, t := range m.Graph.Initializer {
+			inits[t.Name] = true
+		}
+		for _, in := range m.Graph.Input {
+			if !inits[in.Name] {
+				inputs = append(inputs, in.Name)
+			}
+		}
+	}
+	consts := map[string]*tensor.Tensor{}
+	for i, in := range inputs {
+		var first *tensor.Tensor
+		for _, s := range sets {
+			t, err := readPB(filepath.Join(s, fmt.Sprintf("input_%d.pb", i)))
+			if err != nil || t.DType != tensor.Int64 || t.Rank() == 0 || first != nil && !slices.Equal(t.I64, first.I64) {
+				first = nil
+				break
+			}
+			if first == nil {
+				first = t
+			}
+		}
+		if first != nil {
+			consts[in] = first
+		}
+	}
+	imp, err := onnx.Import(b, onnx.ImportOptions{Func: funcName(name), Source: name + "/model.onnx", Constants: consts})
 	if err != nil {
 		return nil, err
+	}
+	index := map[string]int{}
+	for i, in := range inputs {
+		index[in] = i
 	}
 	f, err := program.ParseScenario(name+".rx", imp.Source)
 	if err != nil {
 		return nil, err
 	}
 	c := &Case{Name: name, Imported: imp, File: f}
-	sets, _ := filepath.Glob(filepath.Join(dir, "test_data_set_*"))
-	sort.Strings(sets)
 	for _, s := range sets {
 		ds := DataSet{Name: filepath.Base(s), Inputs: map[string]*tensor.Tensor{}, Outputs: map[string]*tensor.Tensor{}}
 		for w, v := range imp.Weights {
 			ds.Inputs[w] = v
 		}
-		for i, in := range imp.Inputs {
-			t, err := readPB(filepath.Join(s, fmt.Sprintf("input_%d.pb", i)))
+		for _, in := range imp.Inputs {
+			t, err := readPB(filepath.Join(s, fmt.Sprintf("input_%d.pb", index[in.Model])))
 			if err != nil {
 				return nil, err
 			}
@@ -109,9 +154,6 @@ func Load(dir string) (*Case, error) {
 			ds.Outputs[out.RX] = t
 		}
 		c.Sets = append(c.Sets, ds)
-	}
-	if len(c.Sets) == 0 {
-		return nil, fmt.Errorf("%s: no test_data_set_N directory", dir)
 	}
 	return c, nil
 }
