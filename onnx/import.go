@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"go/format"
 	"math"
+	"math/bits"
 	"regexp"
 	"runtime/debug"
 	"slices"
@@ -156,18 +157,22 @@ type bodyRef struct {
 
 // val is the program's form of one ONNX value.
 type val struct {
-	t      ir.Type
-	expr   string // "" for a constant not yet used as data
-	prec   int    // Go precedence of expr: 7 primary, 6 unary, 5 * /, 4 + -, 3 comparison, 2 &&, 1 ||
-	isVar  bool   // expr is a variable (parameter, result or local)
-	param  bool
-	konst  *tensor.Tensor // the value, when known (Constant, initializer)
-	kbool  *bool
-	name   string // the ONNX name, for weights made from it
-	level  int    // graph nesting level where it is defined
-	nest   int    // how many inlined ops expr holds
-	result bool
-	alias  bool // another ONNX name's value (Identity, a no-op Cast or Reshape)
+	t     ir.Type
+	expr  string // "" for a constant not yet used as data
+	prec  int    // Go precedence of expr: 7 primary, 6 unary, 5 * /, 4 + -, 3 comparison, 2 &&, 1 ||
+	isVar bool   // expr is a variable (parameter, result or local)
+	param bool
+	konst *tensor.Tensor // the value, when known (Constant, initializer)
+	kbool *bool
+	lit   string // a literal rxeq's export recorded for the constant
+	name  string // the ONNX name, for weights made from it
+	level int    // graph nesting level where it is defined
+	nest  int    // how many inlined ops expr holds
+	// checked: expr holds a CheckedDiv or CheckedRem, so where it is
+	// evaluated matters; used: it has been read.
+	checked, used bool
+	result        bool
+	alias         bool // another ONNX name's value (Identity, a no-op Cast or Reshape)
 }
 
 type scope struct {
@@ -210,7 +215,13 @@ type importer struct {
 	syms     map[string]string // dim_param -> program symbol
 	lines    []string
 	hasErr   bool // the model has rxeq's rx_error output
-	cur      *onnxpb.Node
+	// effectful are the Loop and If nodes whose subgraphs hold checked
+	// arithmetic that can fail; pending the inlined values with checked
+	// arithmetic not read yet.
+	effectful map[*onnxpb.Node]bool
+	readers   map[string][]*onnxpb.Node // the nodes that read each value
+	pending   []*val
+	cur       *onnxpb.Node
 }
 
 func (x *importer) fail(class, format string, args ...any) {
@@ -225,7 +236,24 @@ func (x *importer) fail(class, format string, args ...any) {
 }
 
 func (x *importer) emit(format string, args ...any) {
+	x.flush()
 	x.lines = append(x.lines, fmt.Sprintf(format, args...))
+}
+
+// flush declares the inlined values with checked arithmetic that nothing
+// has read yet, so that they are evaluated where the model evaluates
+// them, before the statement that comes next.
+func (x *importer) flush() {
+	p := x.pending
+	x.pending = nil
+	for _, v := range p {
+		if v.used {
+			continue
+		}
+		name := x.newName(v.name)
+		x.lines = append(x.lines, name+" := "+v.expr)
+		v.expr, v.prec, v.isVar, v.checked, v.nest = name, 7, true, false, 0
+	}
 }
 
 func (x *importer) run() (*Imported, error) {
@@ -317,6 +345,8 @@ func (x *importer) run() (*Imported, error) {
 	for _, o := range outs {
 		x.mark(o.Name)
 	}
+	x.effectful = map[*onnxpb.Node]bool{}
+	x.markEffects(g)
 	x.countUses(g)
 	for _, o := range outs {
 		x.use(o.Name, g)
@@ -334,6 +364,7 @@ func (x *importer) run() (*Imported, error) {
 		}
 		x.resultT[o.Name] = v.t
 	}
+	x.flush()
 	src, err := x.program(fn, outs)
 	if err != nil {
 		return nil, err
@@ -412,8 +443,14 @@ func (x *importer) newName(onnxName string) string {
 // index records every node's graph and producer, and the Loop bodies'
 // inputs, through every subgraph.
 func (x *importer) index(g *onnxpb.Graph) {
+	if x.readers == nil {
+		x.readers = map[string][]*onnxpb.Node{}
+	}
 	for _, n := range g.Node {
 		x.graphOf[n] = g
+		for _, in := range n.Input {
+			x.readers[in] = append(x.readers[in], n)
+		}
 		for i, o := range n.Output {
 			if o != "" {
 				x.prod[o] = prodRef{n, i}
@@ -541,6 +578,70 @@ func (x *importer) tripCount(name string) string {
 	return name
 }
 
+// effect reports whether n is checked arithmetic of rxeq's that can fail
+// (its divisor guarded with Where), in a model with the rx_error output.
+func (x *importer) effect(n *onnxpb.Node) bool {
+	if !x.hasErr || len(n.Input) != 2 {
+		return false
+	}
+	switch n.OpType {
+	case "Div":
+		if x.unwhere(n.Input[1]) == n.Input[1] {
+			return false
+		}
+		// The quotient inside rxeq's remainder is the remainder's.
+		for _, mul := range x.readers[n.Output[0]] {
+			for _, sub := range x.readers[mul.Output[0]] {
+				if _, _, ok := x.remainder(sub); ok && mul.OpType == "Mul" {
+					return false
+				}
+			}
+		}
+		return true
+	case "Sub":
+		_, _, ok := x.remainder(n)
+		return ok && x.guarded(n)
+	}
+	return false
+}
+
+// guarded reports whether a remainder's divisor is rxeq's guarded one.
+func (x *importer) guarded(n *onnxpb.Node) bool {
+	mul := x.producer(n.Input[1])
+	return mul != nil && len(mul.Input) == 2 && x.unwhere(mul.Input[1]) != mul.Input[1]
+}
+
+// markEffects marks what the checked arithmetic that can fail reads, and
+// the Loop and If nodes that hold some, as needed; it reports whether g
+// holds any.
+func (x *importer) markEffects(g *onnxpb.Graph) bool {
+	any := false
+	for _, n := range g.Node {
+		if x.effect(n) {
+			any = true
+			for _, d := range x.deps(n) {
+				x.mark(d)
+			}
+		}
+		inner := false
+		for _, a := range n.Attribute {
+			if a.G != nil && x.markEffects(a.G) {
+				inner = true
+			}
+		}
+		if inner && (n.OpType == "Loop" || n.OpType == "If") && len(n.Input) > 0 {
+			any = true
+			x.effectful[n] = true
+			if n.OpType == "Loop" {
+				x.mark(x.tripCount(n.Input[0]))
+			} else {
+				x.mark(n.Input[0])
+			}
+		}
+	}
+	return any
+}
+
 // deps returns the values a node's translation reads (for an output k of
 // Loop and If: see mark).
 func (x *importer) deps(n *onnxpb.Node) []string {
@@ -623,7 +724,7 @@ func (x *importer) use(name string, g *onnxpb.Graph) {
 // countUses counts the reads of every value by the needed nodes.
 func (x *importer) countUses(g *onnxpb.Graph) {
 	for _, n := range g.Node {
-		if !x.nodeNeeded(n) {
+		if !x.nodeNeeded(n) && !x.effectful[n] && !x.effect(n) {
 			continue
 		}
 		switch n.OpType {
@@ -800,6 +901,7 @@ func (x *importer) get(name string, sc *scope) *val {
 // data returns v as a value an expression reads: a constant becomes a
 // literal (a scalar) or a parameter whose value is a weight.
 func (x *importer) data(v *val) *val {
+	v.used = true
 	if v.expr != "" {
 		return v
 	}
@@ -812,7 +914,11 @@ func (x *importer) data(v *val) *val {
 			v.expr, v.prec = intLit(k.I64[0])
 			return v
 		}
-		if s, ok := floatLit(k.F32[0]); ok {
+		s, ok := floatLit(k.F32[0])
+		if v.lit != "" {
+			s, ok = v.lit, true
+		}
+		if ok {
 			v.expr, v.prec = s, 7
 			if strings.HasPrefix(s, "-") {
 				v.prec = 6
@@ -848,14 +954,21 @@ func intLit(i int64) (string, int) {
 	return strconv.FormatInt(i, 10), 7
 }
 
-// floatLit is the shortest literal that rounds to f in float32, so the
-// literal of a program rxeq exported comes back as written; NaN and the
-// infinities have none.
+// floatLit is a literal for the float32 value f: its exact value when
+// its significand has at most 12 significant bits (0.5, 2^-26), and
+// otherwise the shortest decimal that rounds to f (0.1 for
+// 0.100000001490116…), so that the literals of a program rxeq exported
+// come back as they were written. NaN and the infinities have none.
 func floatLit(f float32) (string, bool) {
 	if math.IsNaN(float64(f)) || math.IsInf(float64(f), 0) {
 		return "", false
 	}
-	s := strconv.FormatFloat(float64(f), 'g', -1, 32)
+	var s string
+	if mant := math.Float32bits(f) & (1<<23 - 1); mant == 0 || 24-bits.TrailingZeros32(mant) <= 12 {
+		s = strconv.FormatFloat(float64(f), 'g', -1, 64)
+	} else {
+		s = strconv.FormatFloat(float64(f), 'g', -1, 32)
+	}
 	if !strings.ContainsAny(s, ".e") {
 		s += ".0"
 	}
@@ -873,25 +986,27 @@ func paren(v *val, p int) string {
 func (x *importer) binary(a *val, op string, p int, b *val, t ir.Type) *val {
 	a, b = x.data(a), x.data(b)
 	rhs := paren(b, p+1)
-	return &val{t: t, expr: paren(a, p) + " " + op + " " + rhs, prec: p, nest: a.nest + b.nest + 1}
+	return &val{t: t, expr: paren(a, p) + " " + op + " " + rhs, prec: p, nest: a.nest + b.nest + 1, checked: a.checked || b.checked}
 }
 
 func (x *importer) call(fn string, t ir.Type, args ...any) *val {
 	parts := make([]string, len(args))
 	nest := 1
+	checked := fn == "CheckedDiv" || fn == "CheckedRem"
 	for i, a := range args {
 		switch a := a.(type) {
 		case *val:
 			a = x.data(a)
 			parts[i] = a.expr
 			nest += a.nest
+			checked = checked || a.checked
 		case int:
 			parts[i] = strconv.Itoa(a)
 		case bool:
 			parts[i] = strconv.FormatBool(a)
 		}
 	}
-	return &val{t: t, expr: fn + "(" + strings.Join(parts, ", ") + ")", prec: 7, nest: nest}
+	return &val{t: t, expr: fn + "(" + strings.Join(parts, ", ") + ")", prec: 7, nest: nest, checked: checked}
 }
 
 func (x *importer) unary(op string, a *val, t ir.Type) *val {
@@ -900,13 +1015,13 @@ func (x *importer) unary(op string, a *val, t ir.Type) *val {
 	if strings.HasPrefix(s, op) {
 		s = "(" + s + ")"
 	}
-	return &val{t: t, expr: op + s, prec: 6, nest: a.nest + 1}
+	return &val{t: t, expr: op + s, prec: 6, nest: a.nest + 1, checked: a.checked}
 }
 
 // graph translates the needed nodes of g, in order, into statements.
 func (x *importer) graph(g *onnxpb.Graph, sc *scope) {
 	for _, n := range g.Node {
-		if !x.nodeNeeded(n) {
+		if !x.nodeNeeded(n) && !x.effectful[n] && !x.effect(n) {
 			continue
 		}
 		x.cur = n
@@ -925,6 +1040,12 @@ func (x *importer) graph(g *onnxpb.Graph, sc *scope) {
 			x.fail(ClassOp, "op %s has no rxeq form; supported ops: %s", n.OpType, strings.Join(SupportedOps(), ", "))
 		}
 		v := x.node(n, sc)
+		if !x.nodeNeeded(n) {
+			// Checked arithmetic whose value nothing reads but whose
+			// failure is the model's error: it is evaluated all the same.
+			x.emit("%s := %s", x.newName("check"), v.expr)
+			continue
+		}
 		x.bind(n.Output[0], v, g, sc)
 	}
 }
@@ -953,6 +1074,10 @@ func (x *importer) bind(name string, v *val, g *onnxpb.Graph, sc *scope) {
 	}
 	if x.uses[name] == 1 && x.useGraph[name] == g && v.nest <= 6 {
 		sc.vals[name] = v
+		if v.checked {
+			v.name = name
+			x.pending = append(x.pending, v)
+		}
 		return
 	}
 	n := x.newName(name)
@@ -1264,7 +1389,17 @@ func (x *importer) constant(n *onnxpb.Node) *val {
 	default:
 		x.fail(ClassAttr, "a Constant's %s: Import reads value, value_float(s) and value_int(s)", a.Name)
 	}
-	return &val{t: typeOfTensor(k), konst: k, name: n.Output[0], prec: 7}
+	v := &val{t: typeOfTensor(k), konst: k, name: n.Output[0], prec: 7}
+	if lit, ok := strings.CutPrefix(n.DocString, LiteralDoc); ok && k.DType == tensor.Float32 && k.Rank() == 0 {
+		// The float64 literal rxeq's export rounded: kept when it is one.
+		if f, err := strconv.ParseFloat(lit, 64); err == nil && float32(f) == k.F32[0] && !math.IsInf(f, 0) {
+			v.lit = strconv.FormatFloat(f, 'g', -1, 64)
+			if !strings.ContainsAny(v.lit, ".e") {
+				v.lit += ".0"
+			}
+		}
+	}
+	return v
 }
 
 // gemm is alpha * A' B' + beta * C.
@@ -1569,27 +1704,34 @@ func (x *importer) branch(n *onnxpb.Node, g *onnxpb.Graph, sc *scope) {
 		x.fail(ClassControl, "an If without both branches or with a different number of outputs")
 	}
 	var active []int
-	allBool := true
 	for k, o := range n.Output {
 		if x.needed[o] {
 			active = append(active, k)
 		}
 	}
+	allBool := len(active) > 0
+	x.flush()
 	tsc := &scope{parent: sc, vals: map[string]*val{}, level: sc.level + 1}
 	esc := &scope{parent: sc, vals: map[string]*val{}, level: sc.level + 1}
-	saved := x.lines
-	x.lines = nil
-	x.graph(then, tsc)
-	thenLines := x.lines
-	x.lines = nil
-	x.graph(els, esc)
-	elseLines := x.lines
-	x.lines = saved
-	x.cur = n
-	touts, eouts := map[int]*val{}, map[int]*val{}
+	// Each branch's outputs are read before the next branch is written,
+	// so its values with checked arithmetic are declared in it.
+	translate := func(g *onnxpb.Graph, bsc *scope) ([]string, map[int]*val) {
+		saved := x.lines
+		x.lines = nil
+		x.graph(g, bsc)
+		x.cur = n
+		outs := map[int]*val{}
+		for _, k := range active {
+			outs[k] = x.data(x.get(g.Output[k].Name, bsc))
+		}
+		x.flush()
+		lines := x.lines
+		x.lines = saved
+		return lines, outs
+	}
+	thenLines, touts := translate(then, tsc)
+	elseLines, eouts := translate(els, esc)
 	for _, k := range active {
-		touts[k] = x.data(x.get(then.Output[k].Name, tsc))
-		eouts[k] = x.data(x.get(els.Output[k].Name, esc))
 		if touts[k].t.DType != ir.Bool {
 			allBool = false
 		}
