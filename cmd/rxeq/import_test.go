@@ -1,7 +1,9 @@
 package main
 
 import (
+	"math"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 
@@ -30,6 +32,40 @@ var _ = Describe("rxeq import", func() {
 		Expect(code).To(Equal(0), out+errOut)
 		Expect(out).To(ContainSubstring("W from " + filepath.Join(weights, "W.npy")))
 		Expect(out).To(MatchRegexp(`score\s+score\s+16\s+fallback\s+fallback\s+PASS`))
+	})
+
+	It("runs a PyTorch MLP with its weights and PyTorch's batch through oracle, fallback and native, with reports, agreeing with PyTorch", Label("e2e", "native"), func() {
+		if err := exec.Command("/usr/bin/python3", "-c", "import torch, onnx").Run(); err != nil {
+			Skip("python3-torch is not installed (/usr/bin/python3 -c 'import torch': " + err.Error() + "); ci/setup.sh installs it")
+		}
+		dir := GinkgoT().TempDir()
+		out, err := exec.Command("/usr/bin/python3", "../../onnx/testdata/torch_mlp.py", dir).CombinedOutput()
+		Expect(err).NotTo(HaveOccurred(), string(out))
+		rx, weights := filepath.Join(dir, "mlp.rx"), filepath.Join(dir, "weights")
+		code, stdout, errOut := rxeq("import", "--func", "score_mlp", "-o", rx, "--weights", weights, filepath.Join(dir, "mlp.onnx"))
+		Expect(code).To(Equal(0), stdout+errOut)
+		x, err := os.ReadFile(filepath.Join(dir, "x.npy"))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(os.WriteFile(filepath.Join(weights, "x.npy"), x, 0o644)).To(Succeed())
+		dump := filepath.Join(dir, "dump")
+		code, stdout, errOut = rxeq("run", "--backend", "oracle,fallback,native", "--inputs", weights, "--dump", dump,
+			"--json", filepath.Join(dir, "report.json"), "--junit", filepath.Join(dir, "junit.xml"), rx)
+		Expect(code).To(Equal(0), stdout+errOut)
+		Expect(stdout).To(ContainSubstring("inputs of score_mlp/score_mlp/b7: fc1_bias from "))
+		Expect(stdout).To(MatchRegexp(`score_mlp\s+score_mlp\s+7\s+native\s+native\s+PASS`))
+		Expect(filepath.Join(dir, "report.json")).To(BeAnExistingFile())
+		Expect(filepath.Join(dir, "junit.xml")).To(BeAnExistingFile())
+		for _, name := range []string{"logits", "probs", "classes"} {
+			want, err := npy.ReadFile(filepath.Join(dir, name+".npy"))
+			Expect(err).NotTo(HaveOccurred())
+			got, err := npy.ReadFile(filepath.Join(dump, "score_mlp/score_mlp/b7/outputs/oracle", name+".npy"))
+			Expect(err).NotTo(HaveOccurred())
+			Expect(got.Shape).To(Equal(want.Shape))
+			w, g := want.Float64s(), got.Float64s()
+			for i := range w {
+				Expect(g[i]).To(BeNumerically("~", w[i], 1e-5+1e-5*math.Abs(w[i])), "%s[%d]", name, i)
+			}
+		}
 	})
 
 	It("round-trips an exported catalog function to stdout", func() {
