@@ -64,6 +64,46 @@ np.save(d + "/top.npy", c.max(axis=1))
 np.save(d + "/mx.npy", np.maximum(np.maximum(c, r), c))
 `
 
+// controlModel builds, with python3-onnx's helper, a model with a Loop
+// (trip count a graph input, a loop-carried tensor, the condition passed
+// through) and an If on an int64 comparison, as a person writes them,
+// and computes its outputs with NumPy for m = 3.
+const controlModel = `
+import sys, numpy as np, onnx
+from onnx import helper, TensorProto as T
+d = sys.argv[1]
+x = np.random.default_rng(11).normal(size=(2, 4)).astype(np.float32)
+body = helper.make_graph(
+    [helper.make_node("Identity", ["cond_in"], ["cond_out"]),
+     helper.make_node("Tanh", ["y_in"], ["t"]),
+     helper.make_node("Constant", [], ["half"], value=helper.make_tensor("half", T.FLOAT, [], [0.5])),
+     helper.make_node("Mul", ["t", "half"], ["th"]),
+     helper.make_node("Add", ["th", "x"], ["y_out"])],
+    "body",
+    [helper.make_tensor_value_info("iter", T.INT64, []), helper.make_tensor_value_info("cond_in", T.BOOL, []),
+     helper.make_tensor_value_info("y_in", T.FLOAT, ["n", 4])],
+    [helper.make_tensor_value_info("cond_out", T.BOOL, []), helper.make_tensor_value_info("y_out", T.FLOAT, ["n", 4])])
+then = helper.make_graph([helper.make_node("Relu", ["y"], ["a"])], "then", [], [helper.make_tensor_value_info("a", T.FLOAT, ["n", 4])])
+els = helper.make_graph([helper.make_node("Neg", ["y"], ["b"])], "else", [], [helper.make_tensor_value_info("b", T.FLOAT, ["n", 4])])
+g = helper.make_graph(
+    [helper.make_node("Loop", ["m", "", "x"], ["y"], body=body),
+     helper.make_node("Constant", [], ["two"], value=helper.make_tensor("two", T.INT64, [], [2])),
+     helper.make_node("Greater", ["m", "two"], ["big"]),
+     helper.make_node("If", ["big"], ["z"], then_branch=then, else_branch=els)],
+    "control",
+    [helper.make_tensor_value_info("x", T.FLOAT, ["n", 4]), helper.make_tensor_value_info("m", T.INT64, [])],
+    [helper.make_tensor_value_info("y", T.FLOAT, ["n", 4]), helper.make_tensor_value_info("z", T.FLOAT, ["n", 4])])
+m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 16)])
+onnx.checker.check_model(m, full_check=True)
+onnx.save(m, d + "/model.onnx")
+y = x.copy()
+for _ in range(3):
+    y = np.tanh(y) * np.float32(0.5) + x
+np.save(d + "/x.npy", x)
+np.save(d + "/y.npy", y)
+np.save(d + "/z.npy", np.maximum(y, 0))
+`
+
 // closeTo holds got to NumPy's float32 want within 1e-5 (absolute and
 // relative), int64 exactly.
 func closeTo(name string, want, got *tensor.Tensor) {
@@ -104,6 +144,29 @@ var _ = Describe("Import of models made elsewhere", func() {
 			want, err := npy.ReadFile(filepath.Join(dir, o.Model+".npy"))
 			Expect(err).NotTo(HaveOccurred())
 			closeTo(o.Model, want, out[o.RX])
+		}
+	})
+
+	It("reads a Loop and an If written with python3-onnx's helper and agrees with NumPy", func() {
+		requireONNX()
+		dir := GinkgoT().TempDir()
+		runPython(controlModel, dir)
+		b, err := os.ReadFile(filepath.Join(dir, "model.onnx"))
+		Expect(err).NotTo(HaveOccurred())
+		imp, err := onnx.Import(b, onnx.ImportOptions{})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(string(imp.Source)).To(ContainSubstring("func control(x [B][4]float32, m int64) (y [B][4]float32, z [B][4]float32) {\n\ty = x\n\tfor range m {\n\t\ty = Tanh(y)*0.5 + x\n\t}\n"))
+		Expect(string(imp.Source)).To(ContainSubstring("\tif m > 2 {\n\t\tz = Relu(y)\n\t} else {\n\t\tz = -y\n\t}\n"))
+		f := imported(imp)
+		in := map[string]*tensor.Tensor{"m": tensor.Scalar(3)}
+		in["x"], err = npy.ReadFile(filepath.Join(dir, "x.npy"))
+		Expect(err).NotTo(HaveOccurred())
+		out, err := oracle.Run(context.Background(), f.Func(imp.Func), in)
+		Expect(err).NotTo(HaveOccurred())
+		for _, name := range []string{"y", "z"} {
+			want, err := npy.ReadFile(filepath.Join(dir, name+".npy"))
+			Expect(err).NotTo(HaveOccurred())
+			closeTo(name, want, out[name])
 		}
 	})
 
