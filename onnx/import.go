@@ -1511,7 +1511,7 @@ func (x *importer) reshape(n *onnxpb.Node, sc *scope) *val {
 			ok := true
 			for i, s := range shape {
 				d := a.t.Shape[i]
-				if !(s == 0 && attrI(n, "allowzero", 0) == 0 || !d.IsSym() && s == d.Size || s == -1 && (d.IsSym() || i == 0 || true)) {
+				if !(s == 0 && attrI(n, "allowzero", 0) == 0 || !d.IsSym() && s == d.Size || s == -1) {
 					ok = false
 				}
 			}
