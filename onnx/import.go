@@ -106,9 +106,9 @@ func SupportedOps() []string {
 }
 
 var importOps = map[string]bool{
-	"Abs": true, "Add": true, "And": true, "ArgMax": true, "Cast": true, "Constant": true, "Div": true,
+	"Abs": true, "Add": true, "And": true, "ArgMax": true, "Cast": true, "Clip": true, "Constant": true, "Div": true,
 	"Equal": true, "Exp": true, "Flatten": true, "Gemm": true, "Greater": true, "GreaterOrEqual": true,
-	"Identity": true, "If": true, "Less": true, "LessOrEqual": true, "Log": true, "LogSoftmax": true,
+	"Identity": true, "If": true, "LeakyRelu": true, "Less": true, "LessOrEqual": true, "Log": true, "LogSoftmax": true,
 	"Loop": true, "MatMul": true, "Max": true, "Mean": true, "Min": true, "Mul": true, "Neg": true,
 	"Not": true, "Or": true, "Reciprocal": true, "ReduceMax": true, "ReduceMean": true, "ReduceSum": true,
 	"Relu": true, "Reshape": true, "Sigmoid": true, "Softmax": true, "Sqrt": true, "Squeeze": true,
@@ -1240,6 +1240,41 @@ func (x *importer) node(n *onnxpb.Node, sc *scope) *val {
 	case "Tanh", "Exp", "Log", "Sigmoid", "Relu", "Abs", "Sqrt":
 		a := x.floatIn(n, 0, sc)
 		return x.call(unaryCalls[op], a.t, a)
+	case "Clip":
+		// min(max(x, lo), hi), as ONNX defines it; an absent bound is none.
+		out := x.floatIn(n, 0, sc)
+		lo, hi := attr(n, "min"), attr(n, "max")
+		for i, fn := range []string{"Maximum", "Minimum"} {
+			var bound *val
+			switch {
+			case x.opset < 11 && i == 0 && lo != nil:
+				bound = &val{t: scalar(ir.Float32), konst: tensor.FromFloat32([]float32{lo.F}), name: "min"}
+			case x.opset < 11 && i == 1 && hi != nil:
+				bound = &val{t: scalar(ir.Float32), konst: tensor.FromFloat32([]float32{hi.F}), name: "max"}
+			case x.opset >= 11 && len(n.Input) > i+1 && n.Input[i+1] != "":
+				bound = x.floatIn(n, i+1, sc)
+				if bound.t.Rank() != 0 {
+					x.fail(ClassShape, "a Clip bound of shape %v: ONNX's bounds are scalars", bound.t.Shape)
+				}
+			}
+			if bound != nil {
+				out = x.call(fn, out.t, out, bound)
+			}
+		}
+		if out.expr == x.input(n, 0, sc).expr {
+			v := *out
+			v.result, v.alias = false, true
+			return &v
+		}
+		return out
+	case "LeakyRelu":
+		a := x.floatIn(n, 0, sc)
+		alpha := attrF(n, "alpha", 0.01)
+		lit, ok := floatLit(alpha)
+		if !ok || alpha <= 0 || alpha >= 1 {
+			x.fail(ClassAttr, "LeakyRelu with alpha %v: translated as Maximum(x, alpha*x), which holds for 0 < alpha < 1", alpha)
+		}
+		return x.call("Maximum", a.t, a, x.binary(&val{expr: lit, prec: 7}, "*", 5, a, a.t))
 	case "MatMul":
 		a, b := x.floatIn(n, 0, sc), x.floatIn(n, 1, sc)
 		if a.t.Rank() != 2 || b.t.Rank() != 2 {

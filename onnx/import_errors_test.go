@@ -97,6 +97,20 @@ var _ = Describe("Import's errors", func() {
 		Expect(ie.Error()).To(HavePrefix("onnx import: "))
 	})
 
+	It("translates LeakyRelu only where Maximum(x, alpha*x) is the same, and Clip with its bounds", func() {
+		y := vi("y", onnxpb.TypeFloat, -1, 4)
+		alpha := func(a float32) *onnxpb.Attribute { return &onnxpb.Attribute{Name: "alpha", Type: onnxpb.AttrFloat, F: a} }
+		ie := importErr(handModel(16, []*onnxpb.ValueInfo{x}, []*onnxpb.ValueInfo{y}, node("LeakyRelu", "lr", []string{"x"}, []string{"y"}, alpha(2))))
+		Expect(ie.Error()).To(Equal(`onnx import: node "lr" (LeakyRelu): LeakyRelu with alpha 2: translated as Maximum(x, alpha*x), which holds for 0 < alpha < 1`))
+		imp, err := onnx.Import(handModel(16, []*onnxpb.ValueInfo{x}, []*onnxpb.ValueInfo{y}, node("LeakyRelu", "lr", []string{"x"}, []string{"y"}, alpha(0.125))), onnx.ImportOptions{})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(string(imp.Source)).To(ContainSubstring("y = Maximum(x, 0.125*x)"))
+		imp, err = onnx.Import(handModel(16, []*onnxpb.ValueInfo{x, vi("hi", onnxpb.TypeFloat)}, []*onnxpb.ValueInfo{y},
+			node("Clip", "c", []string{"x", "", "hi"}, []string{"y"})), onnx.ImportOptions{})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(string(imp.Source)).To(ContainSubstring("y = Minimum(x, hi)"))
+	})
+
 	It("refuses a Loop whose condition is computed from the data", func() {
 		body := &onnxpb.Graph{Name: "body",
 			Input:  []*onnxpb.ValueInfo{vi("i", onnxpb.TypeInt64), vi("c", onnxpb.TypeBool), vi("n_in", onnxpb.TypeInt64)},
