@@ -99,7 +99,9 @@ var _ = Describe("Import's errors", func() {
 
 	It("translates LeakyRelu only where Maximum(x, alpha*x) is the same, and Clip with its bounds", func() {
 		y := vi("y", onnxpb.TypeFloat, -1, 4)
-		alpha := func(a float32) *onnxpb.Attribute { return &onnxpb.Attribute{Name: "alpha", Type: onnxpb.AttrFloat, F: a} }
+		alpha := func(a float32) *onnxpb.Attribute {
+			return &onnxpb.Attribute{Name: "alpha", Type: onnxpb.AttrFloat, F: a}
+		}
 		ie := importErr(handModel(16, []*onnxpb.ValueInfo{x}, []*onnxpb.ValueInfo{y}, node("LeakyRelu", "lr", []string{"x"}, []string{"y"}, alpha(2))))
 		Expect(ie.Error()).To(Equal(`onnx import: node "lr" (LeakyRelu): LeakyRelu with alpha 2: translated as Maximum(x, alpha*x), which holds for 0 < alpha < 1`))
 		imp, err := onnx.Import(handModel(16, []*onnxpb.ValueInfo{x}, []*onnxpb.ValueInfo{y}, node("LeakyRelu", "lr", []string{"x"}, []string{"y"}, alpha(0.125))), onnx.ImportOptions{})
