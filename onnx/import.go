@@ -173,6 +173,7 @@ type val struct {
 	checked, used bool
 	result        bool
 	alias         bool // another ONNX name's value (Identity, a no-op Cast or Reshape)
+	local         bool // expr is a local variable the importer declared (not a parameter, result or index)
 }
 
 type scope struct {
@@ -220,6 +221,8 @@ type importer struct {
 	// arithmetic not read yet.
 	effectful map[*onnxpb.Node]bool
 	readers   map[string][]*onnxpb.Node // the nodes that read each value
+	owner     map[*onnxpb.Graph]*onnxpb.Node
+	graphOuts map[string]bool // the outputs of every graph and subgraph
 	pending   []*val
 	cur       *onnxpb.Node
 }
@@ -252,7 +255,7 @@ func (x *importer) flush() {
 		}
 		name := x.newName(v.name)
 		x.lines = append(x.lines, name+" := "+v.expr)
-		v.expr, v.prec, v.isVar, v.checked, v.nest = name, 7, true, false, 0
+		v.expr, v.prec, v.isVar, v.checked, v.nest, v.local = name, 7, true, false, 0, true
 	}
 }
 
@@ -444,7 +447,10 @@ func (x *importer) newName(onnxName string) string {
 // inputs, through every subgraph.
 func (x *importer) index(g *onnxpb.Graph) {
 	if x.readers == nil {
-		x.readers = map[string][]*onnxpb.Node{}
+		x.readers, x.owner, x.graphOuts = map[string][]*onnxpb.Node{}, map[*onnxpb.Graph]*onnxpb.Node{}, map[string]bool{}
+	}
+	for _, o := range g.Output {
+		x.graphOuts[o.Name] = true
 	}
 	for _, n := range g.Node {
 		x.graphOf[n] = g
@@ -458,6 +464,7 @@ func (x *importer) index(g *onnxpb.Graph) {
 		}
 		for _, a := range n.Attribute {
 			if a.G != nil {
+				x.owner[a.G] = n
 				x.index(a.G)
 				if n.OpType == "Loop" && a.Name == "body" {
 					for i, in := range a.G.Input {
@@ -1082,7 +1089,7 @@ func (x *importer) bind(name string, v *val, g *onnxpb.Graph, sc *scope) {
 	}
 	n := x.newName(name)
 	x.emit("%s := %s", n, v.expr)
-	sc.vals[name] = &val{t: v.t, expr: n, prec: 7, isVar: true, level: sc.level}
+	sc.vals[name] = &val{t: v.t, expr: n, prec: 7, isVar: true, level: sc.level, local: true}
 }
 
 func scalar(d ir.DType) ir.Type { return ir.Type{DType: d} }
@@ -1694,7 +1701,7 @@ func (x *importer) loop(n *onnxpb.Node, g *onnxpb.Graph, sc *scope) {
 			target = x.newName(out)
 			x.emit("%s := %s", target, init.expr)
 		}
-		inner.vals[body.Input[k+2].Name] = &val{t: init.t, expr: target, prec: 7, isVar: true, level: sc.level}
+		inner.vals[body.Input[k+2].Name] = &val{t: init.t, expr: target, prec: 7, isVar: true, level: sc.level, local: target != x.results[out]}
 		cs = append(cs, carry{k, target})
 	}
 	x.emit("%s {", head)
@@ -1726,7 +1733,8 @@ func (x *importer) loop(n *onnxpb.Node, g *onnxpb.Graph, sc *scope) {
 	x.emit("}")
 	for _, c := range cs {
 		t := inner.vals[body.Input[c.k+2].Name].t
-		sc.vals[n.Output[c.k]] = &val{t: t, expr: c.target, prec: 7, isVar: true, level: sc.level, result: x.results[n.Output[c.k]] == c.target && sc.level == 0}
+		isResult := x.results[n.Output[c.k]] == c.target && sc.level == 0
+		sc.vals[n.Output[c.k]] = &val{t: t, expr: c.target, prec: 7, isVar: true, level: sc.level, result: isResult, local: !isResult}
 	}
 }
 
@@ -1793,6 +1801,7 @@ func (x *importer) branch(n *onnxpb.Node, g *onnxpb.Graph, sc *scope) {
 		return
 	}
 	var tAssign, eAssign []string
+	reused := map[string]bool{}
 	for _, k := range active {
 		t, e := touts[k], eouts[k]
 		if t.t.DType == ir.Bool {
@@ -1805,17 +1814,26 @@ func (x *importer) branch(n *onnxpb.Node, g *onnxpb.Graph, sc *scope) {
 			continue
 		}
 		var init *val
+		var old string // the ONNX name of the value a branch passes through
 		switch {
 		case outer(t):
-			init = t
+			init, old = t, x.passed(then, then.Output[k].Name)
 		case outer(e):
-			init = e
+			init, old = e, x.passed(els, els.Output[k].Name)
 		}
 		r, isResult := x.results[out]
 		isResult = isResult && sc.level == 0
 		target := r
+		reuse := false
 		if !isResult {
-			target = x.newName(out)
+			// The variable of the value passed through is the output's
+			// when nothing reads that value after the If.
+			if init != nil && init.local && !reused[init.expr] && old != "" && x.lastRead(n, g, old) && !unread(sc, init.expr) {
+				target, reuse = init.expr, true
+				reused[target] = true
+			} else {
+				target = x.newName(out)
+			}
 		}
 		if init == nil && !isResult {
 			init = x.sameType(t.t, sc)
@@ -1824,6 +1842,7 @@ func (x *importer) branch(n *onnxpb.Node, g *onnxpb.Graph, sc *scope) {
 			x.fail(ClassControl, "output %q of the If is written by both branches and no value of its type %s is in scope to declare it with", out, t.t)
 		}
 		switch {
+		case reuse:
 		case isResult && init != nil:
 			x.emit("%s = %s", target, init.expr)
 		case !isResult:
@@ -1835,7 +1854,7 @@ func (x *importer) branch(n *onnxpb.Node, g *onnxpb.Graph, sc *scope) {
 		if init == nil || e.expr != init.expr {
 			eAssign = append(eAssign, target+" = "+e.expr)
 		}
-		sc.vals[out] = &val{t: t.t, expr: target, prec: 7, isVar: true, level: sc.level, result: isResult}
+		sc.vals[out] = &val{t: t.t, expr: target, prec: 7, isVar: true, level: sc.level, result: isResult, local: !isResult}
 	}
 	x.emit("if %s {", cond.expr)
 	x.lines = append(x.lines, thenLines...)
@@ -1846,6 +1865,68 @@ func (x *importer) branch(n *onnxpb.Node, g *onnxpb.Graph, sc *scope) {
 		x.lines = append(x.lines, eAssign...)
 	}
 	x.emit("}")
+}
+
+// passed returns the outer ONNX name a branch output passes through
+// (through Identity nodes of the branch), or "".
+func (x *importer) passed(g *onnxpb.Graph, name string) string {
+	for {
+		p := x.producer(name)
+		if p == nil || x.graphOf[p] != g {
+			if p == nil && x.bodyIn[name].loop == nil {
+				return "" // a graph input or initializer: never reused
+			}
+			return name
+		}
+		if p.OpType != "Identity" || len(p.Input) != 1 {
+			return ""
+		}
+		name = p.Input[0]
+	}
+}
+
+// lastRead reports whether If node n in graph g is the last reader of
+// the value old, which g defines (a node's output or a Loop body's
+// carried input) and no graph outputs: then the If can write the
+// variable holding old.
+func (x *importer) lastRead(n *onnxpb.Node, g *onnxpb.Graph, old string) bool {
+	if x.graphOuts[old] {
+		return false
+	}
+	if p := x.producer(old); p != nil {
+		if x.graphOf[p] != g {
+			return false
+		}
+	} else if b, ok := x.bodyIn[old]; !ok || b.idx < 2 || subgraph(b.loop, "body") != g {
+		return false
+	}
+	at := slices.Index(g.Node, n)
+	for _, r := range x.readers[old] {
+		for x.graphOf[r] != g {
+			r = x.owner[x.graphOf[r]]
+			if r == nil {
+				return false
+			}
+		}
+		if slices.Index(g.Node, r) > at {
+			return false
+		}
+	}
+	return true
+}
+
+// unread reports whether an expression not evaluated yet (inlined where
+// it is read, later) mentions variable name.
+func unread(sc *scope, name string) bool {
+	re := regexp.MustCompile(`\b` + regexp.QuoteMeta(name) + `\b`)
+	for s := sc; s != nil; s = s.parent {
+		for _, v := range s.vals {
+			if !v.isVar && v.expr != "" && !v.used && re.MatchString(v.expr) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // sameType returns a variable in scope of type t, or a zero scalar.
@@ -1868,6 +1949,24 @@ func (x *importer) sameType(t ir.Type, sc *scope) *val {
 	}
 	if t.Rank() == 0 && t.DType == ir.Float32 {
 		return &val{t: t, expr: "0.0", prec: 7}
+	}
+	// A float expression of the type, inlined where it is read: declared
+	// here (float arithmetic cannot fail, so evaluating it early changes
+	// nothing).
+	for s := sc; s != nil; s = s.parent {
+		names := make([]string, 0, len(s.vals))
+		for k := range s.vals {
+			names = append(names, k)
+		}
+		sort.Strings(names)
+		for _, k := range names {
+			v := s.vals[k]
+			if !v.isVar && v.expr != "" && !v.checked && v.t.DType == ir.Float32 && t.DType == ir.Float32 && sameShape(v.t.Shape, t.Shape) {
+				name := x.newName(k)
+				x.emit("%s := %s", name, v.expr)
+				return &val{t: t, expr: name, prec: 7, isVar: true, local: true, level: sc.level}
+			}
+		}
 	}
 	return nil
 }
