@@ -1701,7 +1701,7 @@ func (x *importer) loop(n *onnxpb.Node, g *onnxpb.Graph, sc *scope) {
 			target = x.newName(out)
 			x.emit("%s := %s", target, init.expr)
 		}
-		inner.vals[body.Input[k+2].Name] = &val{t: init.t, expr: target, prec: 7, isVar: true, level: sc.level, local: target != x.results[out]}
+		inner.vals[body.Input[k+2].Name] = &val{t: init.t, expr: target, prec: 7, isVar: true, level: sc.level, local: true}
 		cs = append(cs, carry{k, target})
 	}
 	x.emit("%s {", head)
@@ -1825,18 +1825,19 @@ func (x *importer) branch(n *onnxpb.Node, g *onnxpb.Graph, sc *scope) {
 		isResult = isResult && sc.level == 0
 		target := r
 		reuse := false
+		if init == nil && !isResult {
+			init, old = x.sameType(t.t, sc)
+		}
 		if !isResult {
-			// The variable of the value passed through is the output's
-			// when nothing reads that value after the If.
+			// The variable of the value passed through (or of the old
+			// value of the type) is the output's when nothing reads that
+			// value after the If.
 			if init != nil && init.local && !reused[init.expr] && old != "" && x.lastRead(n, g, old) && !unread(sc, init.expr) {
 				target, reuse = init.expr, true
 				reused[target] = true
 			} else {
 				target = x.newName(out)
 			}
-		}
-		if init == nil && !isResult {
-			init = x.sameType(t.t, sc)
 		}
 		if init == nil && !isResult {
 			x.fail(ClassControl, "output %q of the If is written by both branches and no value of its type %s is in scope to declare it with", out, t.t)
@@ -1930,7 +1931,7 @@ func unread(sc *scope, name string) bool {
 }
 
 // sameType returns a variable in scope of type t, or a zero scalar.
-func (x *importer) sameType(t ir.Type, sc *scope) *val {
+func (x *importer) sameType(t ir.Type, sc *scope) (*val, string) {
 	for s := sc; s != nil; s = s.parent {
 		names := make([]string, 0, len(s.vals))
 		for k := range s.vals {
@@ -1940,15 +1941,15 @@ func (x *importer) sameType(t ir.Type, sc *scope) *val {
 		for _, k := range names {
 			v := s.vals[k]
 			if v.isVar && v.t.DType == t.DType && sameShape(v.t.Shape, t.Shape) {
-				return v
+				return v, k
 			}
 		}
 	}
 	if t.Rank() == 0 && t.DType == ir.Int64 {
-		return &val{t: t, expr: "0", prec: 7}
+		return &val{t: t, expr: "0", prec: 7}, ""
 	}
 	if t.Rank() == 0 && t.DType == ir.Float32 {
-		return &val{t: t, expr: "0.0", prec: 7}
+		return &val{t: t, expr: "0.0", prec: 7}, ""
 	}
 	// A float expression of the type, inlined where it is read: declared
 	// here (float arithmetic cannot fail, so evaluating it early changes
@@ -1964,11 +1965,11 @@ func (x *importer) sameType(t ir.Type, sc *scope) *val {
 			if !v.isVar && v.expr != "" && !v.checked && v.t.DType == ir.Float32 && t.DType == ir.Float32 && sameShape(v.t.Shape, t.Shape) {
 				name := x.newName(k)
 				x.emit("%s := %s", name, v.expr)
-				return &val{t: t, expr: name, prec: 7, isVar: true, local: true, level: sc.level}
+				return &val{t: t, expr: name, prec: 7, isVar: true, local: true, level: sc.level}, ""
 			}
 		}
 	}
-	return nil
+	return nil, ""
 }
 
 func typeString(t ir.Type) string {

@@ -153,6 +153,31 @@ var _ = Describe("Import of what Export writes", func() {
 		Expect(n).To(BeNumerically(">=", 18))
 	})
 
+	It("writes the program a person would: the catalog's score_pipeline comes back as written", func() {
+		f, err := scenarios.Lookup("reference-scoring")
+		Expect(err).NotTo(HaveOccurred())
+		p, err := program.Lower(f)
+		Expect(err).NotTo(HaveOccurred())
+		model, err := onnx.Export(p, "score_pipeline", onnx.Meta{Source: f.Name})
+		Expect(err).NotTo(HaveOccurred())
+		imp, err := onnx.Import(model, onnx.ImportOptions{Source: "score_pipeline.onnx"})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(string(imp.Source)).To(ContainSubstring(`	hidden := MatMul((x-mean)/scale, Transpose(w1)) + b1
+	for round_idx := range 4 {
+		if CheckedRem(round_idx+phase, 2) == 0 {
+			hidden = Relu(hidden)
+		} else {
+			hidden = Tanh(hidden)
+		}
+	}
+	logits = MatMul(hidden, w2) + b2
+	probs = Softmax(logits, 1)
+	classes = Argmax(probs, 1)
+	return
+}
+`))
+	})
+
 	It("gives back fuzzed programs (every feature, failing checked arithmetic included) the same way", func() {
 		n := 0
 		for seed := uint64(1); seed <= 200; seed++ {
