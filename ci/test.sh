@@ -54,6 +54,10 @@ log=$(mktemp)
 go test -count=1 ./... 2>&1 | tee "$log"
 ci_note "$(grep -c '^ok' "$log") packages"
 rm -f "$log"
+# ONNX's node tests (libonnx-testdata, installed by setup.sh) imported and
+# run through all four executors; a test that stops agreeing is named.
+ci_step "rxeq conformance onnx"
+go run ./cmd/rxeq conformance onnx --backend fallback,native,torch
 # The committed corpora were replayed by go test above. The budgets are
 # counts of inputs, not durations: with a duration, Go 1.26's fuzz
 # coordinator can report its own deadline as "context deadline exceeded"

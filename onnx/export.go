@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/rextio/rxeq/onnx/internal/onnxpb"
@@ -215,10 +216,31 @@ func (x *exporter) constVec(v ...int64) string {
 }
 
 // constF returns a rank-0 float32 constant: v rounded to float32 once.
+// When rounding changes v, the Constant node's doc_string keeps the
+// literal's float64 value (LiteralDoc), so Import gives back the literal
+// the oracle computes with.
 func (x *exporter) constF(v float64) string {
 	raw := binary.LittleEndian.AppendUint32(nil, math.Float32bits(float32(v)))
-	return x.constant(&onnxpb.Tensor{DataType: onnxpb.TypeFloat, RawData: raw}, "const")
+	t := &onnxpb.Tensor{DataType: onnxpb.TypeFloat, RawData: raw}
+	if float64(float32(v)) == v || math.IsNaN(v) {
+		return x.constant(t, "const")
+	}
+	doc := LiteralDoc + strconv.FormatFloat(v, 'g', -1, 64)
+	key := fmt.Sprint(t.DataType, t.Dims, t.RawData, doc)
+	if n, ok := x.consts[key]; ok {
+		return n
+	}
+	name := x.fresh("const")
+	x.top().add(&onnxpb.Node{OpType: "Constant", Output: []string{name}, DocString: doc,
+		Attribute: []*onnxpb.Attribute{{Name: "value", Type: onnxpb.AttrTensor, T: t}}})
+	x.consts[key] = name
+	return name
 }
+
+// LiteralDoc starts the doc_string of a Constant node that Export writes
+// for a float literal that float32 does not hold exactly; the literal's
+// float64 value follows.
+const LiteralDoc = "rxeq literal "
 
 // elemType is the ONNX element type of a dtype.
 func elemType(d ir.DType) int32 {

@@ -54,6 +54,9 @@ commands:
   gen [--func F] FILE     print the C the native backend generates
   export --format FORMAT [--func F] [-o OUT] FILE
                           write the program as a framework's model or module
+  import [--func NAME] [-o OUT.rx] [--weights DIR] MODEL.onnx
+                          turn an ONNX model (weights included) into an .rx program
+  conformance onnx [flags]  run ONNX's node tests through the executors
   lock [PATH...]          run the source-lock checks only
   fuzz [flags]            generate random programs, compare the executors, save reduced reproducers
   reduce [flags] FILE     shrink a reproducer to a small program that fails the same way
@@ -70,17 +73,19 @@ type command func(ctx context.Context, args []string, stdout, stderr io.Writer) 
 // commands returns the subcommands by name.
 func commands() map[string]command {
 	return map[string]command{
-		"run":      cmdRun,
-		"list":     cmdList,
-		"check":    cmdCheck,
-		"gen":      cmdGen,
-		"export":   cmdExport,
-		"lock":     cmdLock,
-		"fuzz":     cmdFuzz,
-		"reduce":   cmdReduce,
-		"selftest": cmdSelftest,
-		"merge":    cmdMerge,
-		"sweep":    cmdSweep,
+		"run":         cmdRun,
+		"list":        cmdList,
+		"check":       cmdCheck,
+		"gen":         cmdGen,
+		"export":      cmdExport,
+		"import":      cmdImport,
+		"conformance": cmdConformance,
+		"lock":        cmdLock,
+		"fuzz":        cmdFuzz,
+		"reduce":      cmdReduce,
+		"selftest":    cmdSelftest,
+		"merge":       cmdMerge,
+		"sweep":       cmdSweep,
 		// worker is hidden: rxeq starts it itself (run --isolate).
 		isolate.WorkerArg: cmdWorker,
 	}
