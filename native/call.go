@@ -31,7 +31,7 @@ const (
 // runNative calls the generated function. Go checks only what C cannot see
 // (missing and unknown inputs) and sizes the outputs from the checked
 // output shapes; dtype, rank, dims, device and non-null data are validated
-// in C, on entry (once, or once per row tile: see tile.go).
+// in C, on entry, once per call (a call in row tiles too: see tile.go).
 //
 // With into (RunInto), the outputs are the caller's tensors, checked
 // against the output shapes, and nothing is allocated.
@@ -73,12 +73,12 @@ func (p *Program) runNative(ctx context.Context, c *compiled, inputs, into map[s
 // the frame back with the call's counters and turns a failed status into
 // the executors' error.
 func (p *Program) call(fr *frame, c *compiled, inputs map[string]*tensor.Tensor) error {
-	var st status
-	if rows, tile, mask := p.tiling(fr, c.meta); tile > 0 {
-		st = fr.invokeTiled(c.entry, rows, tile, mask)
-	} else {
-		st = fr.invoke(c.entry)
+	tile, mask := p.tiling(fr, c.meta)
+	sym := 0
+	if tile > 0 {
+		sym = c.meta.rows.sym
 	}
+	st := fr.invoke(c.entry, tile, sym, mask)
 	p.frames.put(fr, &st.counters)
 	if st.code != rxOK {
 		return callError(c.meta, inputs, st)
@@ -86,12 +86,12 @@ func (p *Program) call(fr *frame, c *compiled, inputs map[string]*tensor.Tensor)
 	return nil
 }
 
-// tiling returns how a call runs in row tiles (tile.go): the batch's
-// rows, the rows per tile (0: one invocation) and the mask of the
-// arguments that the tiles narrow. Only the native runtime tiles.
-func (p *Program) tiling(fr *frame, m *funcMeta) (rows, tile int, mask uint64) {
+// tiling returns how a call runs in row tiles (tile.go): the rows per
+// tile (0: the body runs once) and the mask of the arguments that the
+// tiles narrow. Only the native runtime tiles.
+func (p *Program) tiling(fr *frame, m *funcMeta) (tile int, mask uint64) {
 	if p.path != executor.Native || m.rows == nil || p.tileRows < 0 {
-		return 0, 0, 0
+		return 0, 0
 	}
 	return fr.tiling(m, p.tileRows)
 }
@@ -430,19 +430,6 @@ func callError(m *funcMeta, inputs map[string]*tensor.Tensor, st status) error {
 func sizeError(fn, what string, shape []int) error {
 	return &ir.RuntimeError{Kind: ir.ErrShape, Func: fn,
 		Detail: fmt.Sprintf("the size of %s %v overflows int64: the shape is too large for any executor", what, shape)}
-}
-
-// argSpec returns the dims (dimSpec) and the tensor dtype of argument i
-// of a call: the parameters, then the results.
-func (m *funcMeta) argSpec(i int) ([]int, tensor.DType) {
-	v, spec := m.Func.Params, m.ParamDims
-	if i >= len(spec) {
-		v, spec, i = m.Func.Results, m.OutDims, i-len(spec)
-	}
-	if v[i].Type.DType == ir.Int64 {
-		return spec[i], tensor.Int64
-	}
-	return spec[i], tensor.Float32
 }
 
 // hasResult reports whether the function has a result of that name.
