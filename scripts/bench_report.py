@@ -76,6 +76,11 @@ def main():
     new = go_metrics(sys.argv[1])
     tor = torch_metrics(sys.argv[2])
     base = go_metrics(sys.argv[3]) if len(sys.argv) > 3 else {}
+    seen = set()
+    for line in open(sys.argv[2]):
+        if line.startswith(("# blas", "# cpu capability", "# torch", "# WARNING")) and line not in seen:
+            seen.add(line)
+            print("PyTorch anchor:", line[2:].rstrip())
     print("ns per row (min over runs); ratio = PyTorch eager / native (x = native's throughput multiple);")
     print("native = Program.Run (allocates its outputs), into = Program.RunInto (reuses them)")
     hdr = f"{'function':15s} {'batch':>6s} | {'torch':>9s} {'torch cpu':>9s} |"
