@@ -147,42 +147,36 @@ type symEnv struct {
 
 // allocOutputs allocates the output tensors of a Run (sized from the
 // symbols the inputs bind), describes them in the frame and returns the
-// Result that holds them.
+// Result that holds them. Everything a Run returns is one allocation when
+// the outputs are small (the Result, its map aside: see outBlock), and
+// nothing at all when an earlier Result of the same function and sizes
+// was given back with Result.Release.
 func allocOutputs(fr *frame, m *funcMeta) (*Result, error) {
 	fn := m.Func.Name
 	env := &fr.env
-	// The output tensors and their shapes share one allocation, and so
-	// does their data (an int64 backing that float32 outputs view).
-	blk := newOutBlock(len(m.Results), m.OutRanks)
-	shapes := blk.dims
-	out := make(map[string]*tensor.Tensor, len(m.Results))
+	// The outputs' sizes in elements (the first few; the rest are counted
+	// again below) and in int64 words: one backing array that float32
+	// outputs view, each output starting on a word.
 	var counts [4]int
 	words := 0
 	for j, r := range m.Results {
-		spec := m.OutDims[j]
-		var shape []int
-		if len(spec) > 0 {
-			shape, shapes = shapes[:len(spec):len(spec)], shapes[len(spec):]
-		}
 		n, overflow := 1, false
-		for i, s := range spec {
-			switch {
-			case s >= 0:
-				shape[i] = s
-			case env.bound&(1<<(-s-1)) != 0:
-				shape[i] = env.sym[-s-1]
-			default:
-				shape[i] = 0 // unbound: the inputs are invalid and C reports it first
+		for _, s := range m.OutDims[j] {
+			d := s
+			if s < 0 {
+				d = 0 // unbound: the inputs are invalid and C reports it first
+				if env.bound&(1<<(-s-1)) != 0 {
+					d = env.sym[-s-1]
+				}
 			}
-			if shape[i] != 0 && n > math.MaxInt/shape[i] {
+			if d != 0 && n > math.MaxInt/d {
 				overflow = true
 			}
-			n *= shape[i]
+			n *= d
 		}
 		if overflow || n > math.MaxInt/8 {
-			return nil, sizeError(fn, "output "+r.Name, shape)
+			return nil, sizeError(fn, "output "+r.Name, outShape(m.OutDims[j], env))
 		}
-		blk.ts[j].Shape = shape
 		if j < len(counts) {
 			counts[j] = n
 		}
@@ -192,33 +186,90 @@ func allocOutputs(fr *frame, m *funcMeta) (*Result, error) {
 			words += (n + 1) / 2
 		}
 		if words < 0 || words > math.MaxInt/8 {
-			return nil, sizeError(fn, "output "+r.Name, shape)
+			return nil, sizeError(fn, "output "+r.Name, outShape(m.OutDims[j], env))
 		}
 	}
-	data := make([]int64, words)
+	blk, _ := m.outs.Get().(*outBlock)
+	if blk == nil || len(blk.data) != words {
+		blk = newOutBlock(len(m.Results), m.OutRanks, words)
+		blk.fn = m
+	}
+	shapes, data := blk.dims, blk.data
 	off := 0
 	np := len(m.Params)
 	for j, r := range m.Results {
 		t := &blk.ts[j]
-		n := tensor.NumElements(t.Shape)
+		spec := m.OutDims[j]
+		shape := shapes[:len(spec):len(spec)]
+		shapes = shapes[len(spec):]
+		for i, s := range spec {
+			d := s
+			if s < 0 {
+				d = 0
+				if env.bound&(1<<(-s-1)) != 0 {
+					d = env.sym[-s-1]
+				}
+			}
+			shape[i] = d
+		}
+		if len(spec) == 0 {
+			shape = nil
+		}
+		t.Shape = shape
+		n := 0
 		if j < len(counts) {
 			n = counts[j]
+		} else {
+			n = tensor.NumElements(shape)
 		}
 		if r.Type.DType == ir.Int64 {
-			t.DType, t.I64 = tensor.Int64, data[off:off+n:off+n]
+			t.DType, t.I64, t.F32 = tensor.Int64, data[off:off+n:off+n], nil
 			off += n
 		} else {
-			t.DType, t.F32 = tensor.Float32, []float32{}
+			t.DType, t.F32, t.I64 = tensor.Float32, []float32{}, nil
 			if n > 0 {
 				t.F32 = unsafe.Slice((*float32)(unsafe.Pointer(&data[off])), n)
 			}
 			off += (n + 1) / 2
 		}
-		out[r.Name] = t
+		blk.out[r.Name] = t
 		fr.setArg(np+j, t)
 	}
-	blk.res.Outputs = out
+	blk.res = Result{Outputs: blk.out, blk: blk}
 	return &blk.res, nil
+}
+
+// outShape is the shape a result of dims spec has under env (0 for an
+// unbound symbol), for an error.
+func outShape(spec []int, env *symEnv) []int {
+	shape := make([]int, len(spec))
+	for i, s := range spec {
+		switch {
+		case s >= 0:
+			shape[i] = s
+		case env.bound&(1<<(-s-1)) != 0:
+			shape[i] = env.sym[-s-1]
+		}
+	}
+	return shape
+}
+
+// Release gives the memory of r's outputs back to the Program that
+// returned r, for a later Run of the same function with outputs of the
+// same sizes to reuse: a loop that scores batch after batch and is done
+// with each Result before the next Run then allocates nothing (no
+// collections, no page faults), as with RunInto. After Release, neither
+// r nor any of its output tensors (nor slices of their data) may be used:
+// their memory holds a later call's outputs. Release is optional (a
+// Result that is not released is garbage collected as usual), idempotent,
+// and does nothing for a Result that did not come from a native Run.
+func (r *Result) Release() {
+	blk := r.blk
+	if blk == nil {
+		return
+	}
+	r.blk, r.Outputs = nil, nil
+	blk.fn.outs.Put(blk)
 }
 
 // bindInto describes the caller's output tensors (RunInto) in the frame
@@ -306,30 +357,53 @@ func shapeHolds(shape []int, n int) bool {
 	return k == uint64(n) && n <= tensor.MaxElements
 }
 
-// outBlock holds what a call returns besides the tensors' data and the
-// map: the Result, the output tensors and their shapes, in one allocation
-// for the usual few outputs of low rank.
+// outBlock holds what a Run returns: the Result, the output tensors and
+// their shapes, the map of the Result's Outputs and the outputs' data
+// (words: int64 outputs use them as they are, float32 outputs view them).
+// A released block (Result.Release) goes back to its function's pool.
 type outBlock struct {
 	res  Result
 	ts   []tensor.Tensor
 	dims []int
+	data []int64
+	out  map[string]*tensor.Tensor
+	fn   *funcMeta
 }
 
 // smallOutBlock is an outBlock with room for up to 3 outputs of 8 dims in
-// all (the reference scenario's).
+// all (the reference scenario's) and smallWords words of data, so that a
+// small Run allocates it and the map, nothing else. The words are an
+// array in a typed struct: the collector knows they hold no pointers.
 type smallOutBlock struct {
 	outBlock
-	ts   [3]tensor.Tensor
-	dims [8]int
+	ts    [3]tensor.Tensor
+	dims  [8]int
+	words [smallWords]int64
 }
 
-func newOutBlock(results, dims int) *outBlock {
-	if results <= 3 && dims <= 8 {
-		b := &smallOutBlock{}
-		b.outBlock.ts, b.outBlock.dims = b.ts[:results], b.dims[:dims]
-		return &b.outBlock
+// smallWords is the data a smallOutBlock holds: the outputs of one row of
+// the reference functions (9 words), with room to spare; more would make
+// every small Run's allocation larger.
+const smallWords = 16
+
+func newOutBlock(results, dims, words int) *outBlock {
+	var b *outBlock
+	if results <= 3 && dims <= 8 && words <= smallWords {
+		s := &smallOutBlock{}
+		s.outBlock.ts, s.outBlock.dims, s.outBlock.data = s.ts[:results], s.dims[:dims], s.words[:words:words]
+		b = &s.outBlock
+	} else if results <= 3 && dims <= 8 {
+		s := &smallOutBlock{}
+		s.outBlock.ts, s.outBlock.dims = s.ts[:results], s.dims[:dims]
+		b = &s.outBlock
+	} else {
+		b = &outBlock{ts: make([]tensor.Tensor, results), dims: make([]int, dims)}
 	}
-	return &outBlock{ts: make([]tensor.Tensor, results), dims: make([]int, dims)}
+	if b.data == nil {
+		b.data = make([]int64, words)
+	}
+	b.out = make(map[string]*tensor.Tensor, results)
+	return b
 }
 
 // checkInputNames reports a missing or unknown input exactly as

@@ -124,6 +124,7 @@ type Options struct {
 type Result struct {
 	Outputs map[string]*tensor.Tensor // by result name (nil when the function has none)
 	Path    Path                      // which executor ran
+	blk     *outBlock                 // the memory of a native Run's outputs (Release)
 }
 
 // Counters are the invocation-context counters of a Program, summed over
