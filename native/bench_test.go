@@ -100,7 +100,20 @@ func benchScoringWith(b *testing.B, fn string, opts native.Options, batches []in
 			b.Fatal(err)
 		}
 		into, _ := benchOutputs(pf, batch)
+		call, err := prog.Prepare(fn)
+		if err != nil {
+			b.Fatal(err)
+		}
+		var ins, outs []*tensor.Tensor
+		for _, name := range call.Params() {
+			ins = append(ins, in[name])
+		}
+		for _, name := range call.Results() {
+			outs = append(outs, into[name])
+		}
 		execs := map[string]func() error{
+			// RunInto by position (Program.Prepare): no names looked up.
+			"native-call": func() error { _, err := call.RunInto(ctx, ins, outs); return err },
 			"native":      func() error { _, err := prog.Run(ctx, fn, in); return err },
 			"native-into": func() error { _, err := prog.RunInto(ctx, fn, in, into); return err },
 			// Run, done with the outputs before the next call: they go back
@@ -189,20 +202,21 @@ func cpuTime() time.Duration {
 // BenchmarkScoreLinear compares the executors on the DESIGN example, in
 // ns/row.
 func BenchmarkScoreLinear(b *testing.B) {
-	benchScoring(b, "score_linear", "native", "native-release", "native-into", "fallback", "oracle")
+	benchScoring(b, "score_linear", "native", "native-release", "native-into", "native-call", "fallback", "oracle")
 }
 
 // BenchmarkScoreMLP is score_mlp of the reference scenario on native code
 // (Run, which allocates the outputs; Run with Result.Release, whose next
-// call reuses them; and RunInto, which writes into the caller's).
+// call reuses them; RunInto, which writes into the caller's; and RunInto
+// by position, a prepared Call).
 func BenchmarkScoreMLP(b *testing.B) {
-	benchScoring(b, "score_mlp", "native", "native-release", "native-into")
+	benchScoring(b, "score_mlp", "native", "native-release", "native-into", "native-call")
 }
 
 // BenchmarkScorePipeline is score_pipeline of the reference scenario on
-// native code (Run, Run with Release, and RunInto).
+// native code (Run, Run with Release, RunInto, and RunInto by position).
 func BenchmarkScorePipeline(b *testing.B) {
-	benchScoring(b, "score_pipeline", "native", "native-release", "native-into")
+	benchScoring(b, "score_pipeline", "native", "native-release", "native-into", "native-call")
 }
 
 // BenchmarkOps is each single op of the reference functions

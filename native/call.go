@@ -73,6 +73,16 @@ func (p *Program) runNative(ctx context.Context, c *compiled, inputs, into map[s
 // the frame back with the call's counters and turns a failed status into
 // the executors' error.
 func (p *Program) call(fr *frame, c *compiled, inputs map[string]*tensor.Tensor) error {
+	if st := p.invoke(fr, c); st.code != rxOK {
+		return callError(c.meta, inputs, st)
+	}
+	return nil
+}
+
+// invoke invokes the generated function with the frame's arguments, in
+// row tiles when the call may run in them, and puts the frame back with
+// the call's counters.
+func (p *Program) invoke(fr *frame, c *compiled) status {
 	tile, mask := p.tiling(fr, c.meta)
 	sym := 0
 	if tile > 0 {
@@ -80,10 +90,7 @@ func (p *Program) call(fr *frame, c *compiled, inputs map[string]*tensor.Tensor)
 	}
 	st := fr.invoke(c.entry, tile, sym, mask)
 	p.frames.put(fr, &st.counters)
-	if st.code != rxOK {
-		return callError(c.meta, inputs, st)
-	}
-	return nil
+	return st
 }
 
 // tiling returns how a call runs in row tiles (tile.go): the rows per
@@ -112,30 +119,36 @@ func (p *Program) bindInputs(m *funcMeta, inputs map[string]*tensor.Tensor) (*fr
 		}
 		return nil, fmt.Errorf("%w: %s: out of memory allocating a call frame", ErrInternal, fn)
 	}
-	env := &fr.env
-	env.bound = 0
+	fr.env.bound = 0
 	for i := range m.Params {
 		t := inputs[m.Params[i].Name]
 		if t == nil {
 			p.frames.put(fr, nil)
 			return nil, checkInputNames(fn, m.Params, inputs)
 		}
-		dims := m.ParamDims[i]
-		if !fr.setArg(i, t) || len(t.Shape) != len(dims) {
-			continue
-		}
-		for d, spec := range dims {
-			if k := -spec - 1; spec < 0 && env.bound&(1<<k) == 0 {
-				env.sym[k] = t.Shape[d]
-				env.bound |= 1 << k
-			}
-		}
+		fr.bindParam(i, t, m.ParamDims[i])
 	}
 	if len(inputs) != len(m.Params) {
 		p.frames.put(fr, nil)
 		return nil, checkInputNames(fn, m.Params, inputs)
 	}
 	return fr, nil
+}
+
+// bindParam describes input t of parameter i (of dims) in the frame and
+// binds the symbols it is the first to bind, when it is well formed and
+// of the right rank (C judges it).
+func (fr *frame) bindParam(i int, t *tensor.Tensor, dims []int) {
+	if !fr.setArg(i, t) || len(t.Shape) != len(dims) {
+		return
+	}
+	env := &fr.env
+	for d, spec := range dims {
+		if k := -spec - 1; spec < 0 && env.bound&(1<<k) == 0 {
+			env.sym[k] = t.Shape[d]
+			env.bound |= 1 << k
+		}
+	}
 }
 
 // symEnv is the symbols a call's inputs bind, for sizing its outputs:
@@ -285,33 +298,42 @@ func bindInto(fr *frame, m *funcMeta, into map[string]*tensor.Tensor) error {
 			}
 		}
 	}
-	env := &fr.env
-	np := len(m.Params)
 	for j, r := range m.Results {
-		t := into[r.Name]
-		want := tensor.Float32
-		if r.Type.DType == ir.Int64 {
-			want = tensor.Int64
+		if err := fr.bindOut(m, j, into[r.Name]); err != nil {
+			return err
 		}
-		dims := m.OutDims[j]
-		// setArg describes t (a frame put back forgets it) and reports
-		// whether it is well formed.
-		if t == nil || t.DType != want || len(t.Shape) != len(dims) || !fr.setArg(np+j, t) {
+	}
+	return nil
+}
+
+// bindOut describes the caller's tensor t as output j (RunInto) in the
+// frame after checking it against its result's dtype and the shape the
+// inputs bind (bindInto).
+func (fr *frame) bindOut(m *funcMeta, j int, t *tensor.Tensor) error {
+	fn, r := m.Func.Name, m.Results[j]
+	env := &fr.env
+	want := tensor.Float32
+	if r.Type.DType == ir.Int64 {
+		want = tensor.Int64
+	}
+	dims := m.OutDims[j]
+	// setArg describes t (a frame put back forgets it) and reports
+	// whether it is well formed.
+	if t == nil || t.DType != want || len(t.Shape) != len(dims) || !fr.setArg(len(m.Params)+j, t) {
+		return &ir.RuntimeError{Kind: ir.ErrShape, Func: fn,
+			Detail: fmt.Sprintf("RunInto: output %s must be a well-formed %s tensor of rank %d", r.Name, want, len(dims))}
+	}
+	for i, s := range dims {
+		d := s
+		if s < 0 {
+			if env.bound&(1<<(-s-1)) == 0 {
+				continue
+			}
+			d = env.sym[-s-1]
+		}
+		if t.Shape[i] != d {
 			return &ir.RuntimeError{Kind: ir.ErrShape, Func: fn,
-				Detail: fmt.Sprintf("RunInto: output %s must be a well-formed %s tensor of rank %d", r.Name, want, len(dims))}
-		}
-		for i, s := range dims {
-			d := s
-			if s < 0 {
-				if env.bound&(1<<(-s-1)) == 0 {
-					continue
-				}
-				d = env.sym[-s-1]
-			}
-			if t.Shape[i] != d {
-				return &ir.RuntimeError{Kind: ir.ErrShape, Func: fn,
-					Detail: fmt.Sprintf("RunInto: output %s has shape %v, the inputs make it %s", r.Name, t.Shape, r.Type)}
-			}
+				Detail: fmt.Sprintf("RunInto: output %s has shape %v, the inputs make it %s", r.Name, t.Shape, r.Type)}
 		}
 	}
 	return nil

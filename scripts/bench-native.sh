@@ -30,7 +30,7 @@ benchtime=${BENCHTIME:-300ms}
 python=${PYTHON:-/usr/bin/python3}
 out=${OUT:-$(mktemp -d -t rxeq-bench-XXXXXX)}
 mkdir -p "$out"
-benches='^(BenchmarkScoreLinear|BenchmarkScoreMLP|BenchmarkScorePipeline|BenchmarkCompile)$/^(native|native-release|native-into|cold|cold-tcc|cold-empty-cache)$'
+benches='^(BenchmarkScoreLinear|BenchmarkScoreMLP|BenchmarkScorePipeline|BenchmarkCompile)$/^(native|native-release|native-into|native-call|cold|cold-tcc|cold-empty-cache)$'
 
 # The anchor first: which BLAS and CPU capability PyTorch runs with, and
 # no comparison against the reference BLAS unless asked for.
