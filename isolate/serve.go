@@ -175,6 +175,9 @@ func runProgram(ctx context.Context, prog *native.Program, req *request) respons
 	}
 	resp.Path = res.Path
 	resp.Outputs = encodeTensors(res.Outputs)
+	// The encoding is a copy: the next call of the same sizes reuses the
+	// outputs' memory (no allocation, collection or page fault for them).
+	res.Release()
 	return resp
 }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/rextio/rxeq/executor"
 	"github.com/rextio/rxeq/native"
@@ -97,7 +98,7 @@ func encodeTensors(m map[string]*tensor.Tensor) map[string]wireTensor {
 }
 
 func encodeTensor(t *tensor.Tensor) wireTensor {
-	w := wireTensor{DType: t.DType, Shape: t.Shape}
+	w := wireTensor{DType: t.DType, Shape: slices.Clone(t.Shape)} // nothing of t is kept (the worker releases its outputs)
 	switch t.DType {
 	case tensor.Float32:
 		w.Data = make([]byte, 4*len(t.F32))

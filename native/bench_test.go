@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"syscall"
 	"testing"
 	"time"
@@ -99,25 +100,55 @@ func benchScoringWith(b *testing.B, fn string, opts native.Options, batches []in
 			b.Fatal(err)
 		}
 		into, _ := benchOutputs(pf, batch)
+		call, err := prog.Prepare(fn)
+		if err != nil {
+			b.Fatal(err)
+		}
+		var ins, outs []*tensor.Tensor
+		for _, name := range call.Params() {
+			ins = append(ins, in[name])
+		}
+		for _, name := range call.Results() {
+			outs = append(outs, into[name])
+		}
 		execs := map[string]func() error{
+			// RunInto by position (Program.Prepare): no names looked up.
+			"native-call": func() error { _, err := call.RunInto(ctx, ins, outs); return err },
 			"native":      func() error { _, err := prog.Run(ctx, fn, in); return err },
 			"native-into": func() error { _, err := prog.RunInto(ctx, fn, in, into); return err },
-			"fallback":    func() error { _, err := it.Run(ctx, in); return err },
-			"oracle":      func() error { _, err := oracle.Run(ctx, pf, in); return err },
+			// Run, done with the outputs before the next call: they go back
+			// for the next Run to reuse (Result.Release).
+			"native-release": func() error {
+				r, err := prog.Run(ctx, fn, in)
+				if err == nil {
+					r.Release()
+				}
+				return err
+			},
+			"fallback": func() error { _, err := it.Run(ctx, in); return err },
+			"oracle":   func() error { _, err := oracle.Run(ctx, pf, in); return err },
 		}
 		for _, name := range executors {
 			b.Run(fmt.Sprintf("%s/batch=%d", name, batch), func(b *testing.B) {
 				run := execs[name]
 				b.ReportAllocs()
-				cpu0 := cpuTime()
+				var ms0, ms1 runtime.MemStats
+				runtime.ReadMemStats(&ms0)
+				cpu0, faults0 := cpuTime(), pageFaults()
 				for b.Loop() {
 					if err := run(); err != nil {
 						b.Fatal(err)
 					}
 				}
-				cpu := cpuTime() - cpu0
+				cpu, faults := cpuTime()-cpu0, pageFaults()-faults0
+				runtime.ReadMemStats(&ms1)
 				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(batch), "ns/row")
 				b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N)/float64(batch), "cpu-ns/row")
+				// What a call costs the process beyond its own work: page
+				// faults (first touches of memory the heap took from the
+				// OS) and collections, per 1000 calls.
+				b.ReportMetric(1000*float64(faults)/float64(b.N), "faults/kcall")
+				b.ReportMetric(1000*float64(ms1.NumGC-ms0.NumGC)/float64(b.N), "gc/kcall")
 			})
 		}
 	}
@@ -147,6 +178,15 @@ func benchOutputs(pf *program.Func, batch int) (map[string]*tensor.Tensor, int) 
 	return into, elems
 }
 
+// pageFaults is the process's minor page faults so far.
+func pageFaults() int64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return ru.Minflt
+}
+
 // cpuTime is the process's CPU time so far (user and system, all threads:
 // the GC's work included). On a machine shared with other jobs it is a
 // steadier measure than the wall clock, which also counts the time the
@@ -162,16 +202,22 @@ func cpuTime() time.Duration {
 // BenchmarkScoreLinear compares the executors on the DESIGN example, in
 // ns/row.
 func BenchmarkScoreLinear(b *testing.B) {
-	benchScoring(b, "score_linear", "native", "native-into", "fallback", "oracle")
+	benchScoring(b, "score_linear", "native", "native-release", "native-into", "native-call", "fallback", "oracle")
 }
 
 // BenchmarkScoreMLP is score_mlp of the reference scenario on native code
-// (Run, which allocates the outputs, and RunInto, which reuses them).
-func BenchmarkScoreMLP(b *testing.B) { benchScoring(b, "score_mlp", "native", "native-into") }
+// (Run, which allocates the outputs; Run with Result.Release, whose next
+// call reuses them; RunInto, which writes into the caller's; and RunInto
+// by position, a prepared Call).
+func BenchmarkScoreMLP(b *testing.B) {
+	benchScoring(b, "score_mlp", "native", "native-release", "native-into", "native-call")
+}
 
 // BenchmarkScorePipeline is score_pipeline of the reference scenario on
-// native code (Run and RunInto).
-func BenchmarkScorePipeline(b *testing.B) { benchScoring(b, "score_pipeline", "native", "native-into") }
+// native code (Run, Run with Release, RunInto, and RunInto by position).
+func BenchmarkScorePipeline(b *testing.B) {
+	benchScoring(b, "score_pipeline", "native", "native-release", "native-into", "native-call")
+}
 
 // BenchmarkOps is each single op of the reference functions
 // (testdata/bench_ops.rx) through RunInto at B=1024, in CPU ns per row and

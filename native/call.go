@@ -31,7 +31,7 @@ const (
 // runNative calls the generated function. Go checks only what C cannot see
 // (missing and unknown inputs) and sizes the outputs from the checked
 // output shapes; dtype, rank, dims, device and non-null data are validated
-// in C, on entry (once, or once per row tile: see tile.go).
+// in C, on entry, once per call (a call in row tiles too: see tile.go).
 //
 // With into (RunInto), the outputs are the caller's tensors, checked
 // against the output shapes, and nothing is allocated.
@@ -73,25 +73,32 @@ func (p *Program) runNative(ctx context.Context, c *compiled, inputs, into map[s
 // the frame back with the call's counters and turns a failed status into
 // the executors' error.
 func (p *Program) call(fr *frame, c *compiled, inputs map[string]*tensor.Tensor) error {
-	var st status
-	if rows, tile, mask := p.tiling(fr, c.meta); tile > 0 {
-		st = fr.invokeTiled(c.entry, rows, tile, mask)
-	} else {
-		st = fr.invoke(c.entry)
-	}
-	p.frames.put(fr, &st.counters)
-	if st.code != rxOK {
+	if st := p.invoke(fr, c); st.code != rxOK {
 		return callError(c.meta, inputs, st)
 	}
 	return nil
 }
 
-// tiling returns how a call runs in row tiles (tile.go): the batch's
-// rows, the rows per tile (0: one invocation) and the mask of the
-// arguments that the tiles narrow. Only the native runtime tiles.
-func (p *Program) tiling(fr *frame, m *funcMeta) (rows, tile int, mask uint64) {
+// invoke invokes the generated function with the frame's arguments, in
+// row tiles when the call may run in them, and puts the frame back with
+// the call's counters.
+func (p *Program) invoke(fr *frame, c *compiled) status {
+	tile, mask := p.tiling(fr, c.meta)
+	sym := 0
+	if tile > 0 {
+		sym = c.meta.rows.sym
+	}
+	st := fr.invoke(c.entry, tile, sym, mask)
+	p.frames.put(fr, &st.counters)
+	return st
+}
+
+// tiling returns how a call runs in row tiles (tile.go): the rows per
+// tile (0: the body runs once) and the mask of the arguments that the
+// tiles narrow. Only the native runtime tiles.
+func (p *Program) tiling(fr *frame, m *funcMeta) (tile int, mask uint64) {
 	if p.path != executor.Native || m.rows == nil || p.tileRows < 0 {
-		return 0, 0, 0
+		return 0, 0
 	}
 	return fr.tiling(m, p.tileRows)
 }
@@ -112,30 +119,36 @@ func (p *Program) bindInputs(m *funcMeta, inputs map[string]*tensor.Tensor) (*fr
 		}
 		return nil, fmt.Errorf("%w: %s: out of memory allocating a call frame", ErrInternal, fn)
 	}
-	env := &fr.env
-	env.bound = 0
+	fr.env.bound = 0
 	for i := range m.Params {
 		t := inputs[m.Params[i].Name]
 		if t == nil {
 			p.frames.put(fr, nil)
 			return nil, checkInputNames(fn, m.Params, inputs)
 		}
-		dims := m.ParamDims[i]
-		if !fr.setArg(i, t) || len(t.Shape) != len(dims) {
-			continue
-		}
-		for d, spec := range dims {
-			if k := -spec - 1; spec < 0 && env.bound&(1<<k) == 0 {
-				env.sym[k] = t.Shape[d]
-				env.bound |= 1 << k
-			}
-		}
+		fr.bindParam(i, t, m.ParamDims[i])
 	}
 	if len(inputs) != len(m.Params) {
 		p.frames.put(fr, nil)
 		return nil, checkInputNames(fn, m.Params, inputs)
 	}
 	return fr, nil
+}
+
+// bindParam describes input t of parameter i (of dims) in the frame and
+// binds the symbols it is the first to bind, when it is well formed and
+// of the right rank (C judges it).
+func (fr *frame) bindParam(i int, t *tensor.Tensor, dims []int) {
+	if !fr.setArg(i, t) || len(t.Shape) != len(dims) {
+		return
+	}
+	env := &fr.env
+	for d, spec := range dims {
+		if k := -spec - 1; spec < 0 && env.bound&(1<<k) == 0 {
+			env.sym[k] = t.Shape[d]
+			env.bound |= 1 << k
+		}
+	}
 }
 
 // symEnv is the symbols a call's inputs bind, for sizing its outputs:
@@ -147,42 +160,36 @@ type symEnv struct {
 
 // allocOutputs allocates the output tensors of a Run (sized from the
 // symbols the inputs bind), describes them in the frame and returns the
-// Result that holds them.
+// Result that holds them. Everything a Run returns is one allocation when
+// the outputs are small (the Result, its map aside: see outBlock), and
+// nothing at all when an earlier Result of the same function and sizes
+// was given back with Result.Release.
 func allocOutputs(fr *frame, m *funcMeta) (*Result, error) {
 	fn := m.Func.Name
 	env := &fr.env
-	// The output tensors and their shapes share one allocation, and so
-	// does their data (an int64 backing that float32 outputs view).
-	blk := newOutBlock(len(m.Results), m.OutRanks)
-	shapes := blk.dims
-	out := make(map[string]*tensor.Tensor, len(m.Results))
+	// The outputs' sizes in elements (the first few; the rest are counted
+	// again below) and in int64 words: one backing array that float32
+	// outputs view, each output starting on a word.
 	var counts [4]int
 	words := 0
 	for j, r := range m.Results {
-		spec := m.OutDims[j]
-		var shape []int
-		if len(spec) > 0 {
-			shape, shapes = shapes[:len(spec):len(spec)], shapes[len(spec):]
-		}
 		n, overflow := 1, false
-		for i, s := range spec {
-			switch {
-			case s >= 0:
-				shape[i] = s
-			case env.bound&(1<<(-s-1)) != 0:
-				shape[i] = env.sym[-s-1]
-			default:
-				shape[i] = 0 // unbound: the inputs are invalid and C reports it first
+		for _, s := range m.OutDims[j] {
+			d := s
+			if s < 0 {
+				d = 0 // unbound: the inputs are invalid and C reports it first
+				if env.bound&(1<<(-s-1)) != 0 {
+					d = env.sym[-s-1]
+				}
 			}
-			if shape[i] != 0 && n > math.MaxInt/shape[i] {
+			if d != 0 && n > math.MaxInt/d {
 				overflow = true
 			}
-			n *= shape[i]
+			n *= d
 		}
 		if overflow || n > math.MaxInt/8 {
-			return nil, sizeError(fn, "output "+r.Name, shape)
+			return nil, sizeError(fn, "output "+r.Name, outShape(m.OutDims[j], env))
 		}
-		blk.ts[j].Shape = shape
 		if j < len(counts) {
 			counts[j] = n
 		}
@@ -192,33 +199,90 @@ func allocOutputs(fr *frame, m *funcMeta) (*Result, error) {
 			words += (n + 1) / 2
 		}
 		if words < 0 || words > math.MaxInt/8 {
-			return nil, sizeError(fn, "output "+r.Name, shape)
+			return nil, sizeError(fn, "output "+r.Name, outShape(m.OutDims[j], env))
 		}
 	}
-	data := make([]int64, words)
+	blk, _ := m.outs.Get().(*outBlock)
+	if blk == nil || len(blk.data) != words {
+		blk = newOutBlock(len(m.Results), m.OutRanks, words)
+		blk.fn = m
+	}
+	shapes, data := blk.dims, blk.data
 	off := 0
 	np := len(m.Params)
 	for j, r := range m.Results {
 		t := &blk.ts[j]
-		n := tensor.NumElements(t.Shape)
+		spec := m.OutDims[j]
+		shape := shapes[:len(spec):len(spec)]
+		shapes = shapes[len(spec):]
+		for i, s := range spec {
+			d := s
+			if s < 0 {
+				d = 0
+				if env.bound&(1<<(-s-1)) != 0 {
+					d = env.sym[-s-1]
+				}
+			}
+			shape[i] = d
+		}
+		if len(spec) == 0 {
+			shape = nil
+		}
+		t.Shape = shape
+		n := 0
 		if j < len(counts) {
 			n = counts[j]
+		} else {
+			n = tensor.NumElements(shape)
 		}
 		if r.Type.DType == ir.Int64 {
-			t.DType, t.I64 = tensor.Int64, data[off:off+n:off+n]
+			t.DType, t.I64, t.F32 = tensor.Int64, data[off:off+n:off+n], nil
 			off += n
 		} else {
-			t.DType, t.F32 = tensor.Float32, []float32{}
+			t.DType, t.F32, t.I64 = tensor.Float32, []float32{}, nil
 			if n > 0 {
 				t.F32 = unsafe.Slice((*float32)(unsafe.Pointer(&data[off])), n)
 			}
 			off += (n + 1) / 2
 		}
-		out[r.Name] = t
+		blk.out[r.Name] = t
 		fr.setArg(np+j, t)
 	}
-	blk.res.Outputs = out
+	blk.res = Result{Outputs: blk.out, blk: blk}
 	return &blk.res, nil
+}
+
+// outShape is the shape a result of dims spec has under env (0 for an
+// unbound symbol), for an error.
+func outShape(spec []int, env *symEnv) []int {
+	shape := make([]int, len(spec))
+	for i, s := range spec {
+		switch {
+		case s >= 0:
+			shape[i] = s
+		case env.bound&(1<<(-s-1)) != 0:
+			shape[i] = env.sym[-s-1]
+		}
+	}
+	return shape
+}
+
+// Release gives the memory of r's outputs back to the Program that
+// returned r, for a later Run of the same function with outputs of the
+// same sizes to reuse: a loop that scores batch after batch and is done
+// with each Result before the next Run then allocates nothing (no
+// collections, no page faults), as with RunInto. After Release, neither
+// r nor any of its output tensors (nor slices of their data) may be used:
+// their memory holds a later call's outputs. Release is optional (a
+// Result that is not released is garbage collected as usual), idempotent,
+// and does nothing for a Result that did not come from a native Run.
+func (r *Result) Release() {
+	blk := r.blk
+	if blk == nil {
+		return
+	}
+	r.blk, r.Outputs = nil, nil
+	blk.fn.outs.Put(blk)
 }
 
 // bindInto describes the caller's output tensors (RunInto) in the frame
@@ -234,33 +298,42 @@ func bindInto(fr *frame, m *funcMeta, into map[string]*tensor.Tensor) error {
 			}
 		}
 	}
-	env := &fr.env
-	np := len(m.Params)
 	for j, r := range m.Results {
-		t := into[r.Name]
-		want := tensor.Float32
-		if r.Type.DType == ir.Int64 {
-			want = tensor.Int64
+		if err := fr.bindOut(m, j, into[r.Name]); err != nil {
+			return err
 		}
-		dims := m.OutDims[j]
-		// setArg describes t (a frame put back forgets it) and reports
-		// whether it is well formed.
-		if t == nil || t.DType != want || len(t.Shape) != len(dims) || !fr.setArg(np+j, t) {
+	}
+	return nil
+}
+
+// bindOut describes the caller's tensor t as output j (RunInto) in the
+// frame after checking it against its result's dtype and the shape the
+// inputs bind (bindInto).
+func (fr *frame) bindOut(m *funcMeta, j int, t *tensor.Tensor) error {
+	fn, r := m.Func.Name, m.Results[j]
+	env := &fr.env
+	want := tensor.Float32
+	if r.Type.DType == ir.Int64 {
+		want = tensor.Int64
+	}
+	dims := m.OutDims[j]
+	// setArg describes t (a frame put back forgets it) and reports
+	// whether it is well formed.
+	if t == nil || t.DType != want || len(t.Shape) != len(dims) || !fr.setArg(len(m.Params)+j, t) {
+		return &ir.RuntimeError{Kind: ir.ErrShape, Func: fn,
+			Detail: fmt.Sprintf("RunInto: output %s must be a well-formed %s tensor of rank %d", r.Name, want, len(dims))}
+	}
+	for i, s := range dims {
+		d := s
+		if s < 0 {
+			if env.bound&(1<<(-s-1)) == 0 {
+				continue
+			}
+			d = env.sym[-s-1]
+		}
+		if t.Shape[i] != d {
 			return &ir.RuntimeError{Kind: ir.ErrShape, Func: fn,
-				Detail: fmt.Sprintf("RunInto: output %s must be a well-formed %s tensor of rank %d", r.Name, want, len(dims))}
-		}
-		for i, s := range dims {
-			d := s
-			if s < 0 {
-				if env.bound&(1<<(-s-1)) == 0 {
-					continue
-				}
-				d = env.sym[-s-1]
-			}
-			if t.Shape[i] != d {
-				return &ir.RuntimeError{Kind: ir.ErrShape, Func: fn,
-					Detail: fmt.Sprintf("RunInto: output %s has shape %v, the inputs make it %s", r.Name, t.Shape, r.Type)}
-			}
+				Detail: fmt.Sprintf("RunInto: output %s has shape %v, the inputs make it %s", r.Name, t.Shape, r.Type)}
 		}
 	}
 	return nil
@@ -306,30 +379,53 @@ func shapeHolds(shape []int, n int) bool {
 	return k == uint64(n) && n <= tensor.MaxElements
 }
 
-// outBlock holds what a call returns besides the tensors' data and the
-// map: the Result, the output tensors and their shapes, in one allocation
-// for the usual few outputs of low rank.
+// outBlock holds what a Run returns: the Result, the output tensors and
+// their shapes, the map of the Result's Outputs and the outputs' data
+// (words: int64 outputs use them as they are, float32 outputs view them).
+// A released block (Result.Release) goes back to its function's pool.
 type outBlock struct {
 	res  Result
 	ts   []tensor.Tensor
 	dims []int
+	data []int64
+	out  map[string]*tensor.Tensor
+	fn   *funcMeta
 }
 
 // smallOutBlock is an outBlock with room for up to 3 outputs of 8 dims in
-// all (the reference scenario's).
+// all (the reference scenario's) and smallWords words of data, so that a
+// small Run allocates it and the map, nothing else. The words are an
+// array in a typed struct: the collector knows they hold no pointers.
 type smallOutBlock struct {
 	outBlock
-	ts   [3]tensor.Tensor
-	dims [8]int
+	ts    [3]tensor.Tensor
+	dims  [8]int
+	words [smallWords]int64
 }
 
-func newOutBlock(results, dims int) *outBlock {
-	if results <= 3 && dims <= 8 {
-		b := &smallOutBlock{}
-		b.outBlock.ts, b.outBlock.dims = b.ts[:results], b.dims[:dims]
-		return &b.outBlock
+// smallWords is the data a smallOutBlock holds: the outputs of one row of
+// the reference functions (9 words), with room to spare; more would make
+// every small Run's allocation larger.
+const smallWords = 16
+
+func newOutBlock(results, dims, words int) *outBlock {
+	var b *outBlock
+	if results <= 3 && dims <= 8 && words <= smallWords {
+		s := &smallOutBlock{}
+		s.outBlock.ts, s.outBlock.dims, s.outBlock.data = s.ts[:results], s.dims[:dims], s.words[:words:words]
+		b = &s.outBlock
+	} else if results <= 3 && dims <= 8 {
+		s := &smallOutBlock{}
+		s.outBlock.ts, s.outBlock.dims = s.ts[:results], s.dims[:dims]
+		b = &s.outBlock
+	} else {
+		b = &outBlock{ts: make([]tensor.Tensor, results), dims: make([]int, dims)}
 	}
-	return &outBlock{ts: make([]tensor.Tensor, results), dims: make([]int, dims)}
+	if b.data == nil {
+		b.data = make([]int64, words)
+	}
+	b.out = make(map[string]*tensor.Tensor, results)
+	return b
 }
 
 // checkInputNames reports a missing or unknown input exactly as
@@ -430,19 +526,6 @@ func callError(m *funcMeta, inputs map[string]*tensor.Tensor, st status) error {
 func sizeError(fn, what string, shape []int) error {
 	return &ir.RuntimeError{Kind: ir.ErrShape, Func: fn,
 		Detail: fmt.Sprintf("the size of %s %v overflows int64: the shape is too large for any executor", what, shape)}
-}
-
-// argSpec returns the dims (dimSpec) and the tensor dtype of argument i
-// of a call: the parameters, then the results.
-func (m *funcMeta) argSpec(i int) ([]int, tensor.DType) {
-	v, spec := m.Func.Params, m.ParamDims
-	if i >= len(spec) {
-		v, spec, i = m.Func.Results, m.OutDims, i-len(spec)
-	}
-	if v[i].Type.DType == ir.Int64 {
-		return spec[i], tensor.Int64
-	}
-	return spec[i], tensor.Float32
 }
 
 // hasResult reports whether the function has a result of that name.

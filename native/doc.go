@@ -120,12 +120,12 @@
 // The call is not interruptible; the context is checked before it. The
 // library stays loaded until Close; a Program is safe for concurrent use.
 //
-// A large batch of a row-separable function runs as one invocation of the
-// generated function per tile of rows (Options.TileRows, tile.go), over
-// sub-views of the same Go memory, with the bits of one invocation; each
-// invocation validates its sub-views on entry, after Go has checked what
-// that validation checks, so an invalid call fails before any tile, with
-// the text of an untiled one.
+// A large batch of a row-separable function runs in tiles of rows
+// (Options.TileRows, tile.go) inside its one call: the prologue validates
+// the whole batch's inputs once, then the generated body runs once per
+// tile (rx_tile) over sub-views of the same Go memory, with the bits of
+// one pass; an invalid call fails before any tile, with the text of an
+// untiled one.
 //
 // # Invocation context
 //

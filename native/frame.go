@@ -12,7 +12,6 @@ package native
 typedef struct rx_frame {
 	rx_status st;
 	int64_t cap;
-	int64_t invocations; // how many times the last call invoked the function
 	rx_arg args[];
 } rx_frame;
 
@@ -63,64 +62,21 @@ static inline void rx_frame_end(rx_frame *f, int64_t n) {
 // first min(n, RX_DIRECT) tensors' data pointers arrive as arguments (Go
 // memory, kept alive by the call itself, as cgo passes them; typed as float
 // so that cgo knows the memory holds no Go pointers, whatever its dtype);
-// the rest are already in args, pinned by Go. Every data pointer is cleared
-// before it returns, so no Go pointer stays in C memory.
+// the rest are already in args, pinned by Go. tile > 0 asks the call to run
+// its body in row tiles of tile rows of symbol sym over the arguments in
+// mask (native/tile.go), inside its one context (rx_tile). Every data
+// pointer is cleared before it returns, so no Go pointer stays in C memory.
 // fn and f are C pointers passed as integers, which cgo need not check.
-static int rx_call(uintptr_t fnp, uintptr_t fp, int64_t n,
+static int rx_call(uintptr_t fnp, uintptr_t fp, int64_t n, int64_t tile, int64_t sym, uint64_t mask,
 		   float *p0, float *p1, float *p2, float *p3, float *p4, float *p5,
 		   float *p6, float *p7, float *p8, float *p9, float *p10, float *p11) {
 	rx_frame *f = (rx_frame *)fp;
 	void *p[RX_DIRECT] = {p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11};
 	rx_frame_begin(f, n, p);
-	f->invocations = 1;
+	f->st.tile_rows = tile;
+	f->st.tile_sym = sym;
+	f->st.tile_mask = mask;
 	int rc = ((rx_entry)(void *)fnp)(f->args, &f->st);
-	rx_frame_end(f, n);
-	return rc;
-}
-
-// rx_call_tiled is rx_call for a batch of rows rows run in tiles of tile
-// rows (native/tile.go): each argument i in mask (bit i: its dim 0 is the
-// batch; all of them well formed, which Go checked) is narrowed to the
-// tile (data pointer, dim 0 and count), and fn is invoked once per tile,
-// in order, until one fails. The counters add up over the invocations and
-// the status is the first failure's. The arguments' dims and counts are
-// restored and every data pointer is cleared before it returns.
-static int rx_call_tiled(uintptr_t fnp, uintptr_t fp, int64_t n, int64_t rows, int64_t tile, uint64_t mask,
-			 float *p0, float *p1, float *p2, float *p3, float *p4, float *p5,
-			 float *p6, float *p7, float *p8, float *p9, float *p10, float *p11) {
-	rx_frame *f = (rx_frame *)fp;
-	void *p[RX_DIRECT] = {p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11};
-	rx_frame_begin(f, n, p);
-	unsigned char *base[64];
-	int64_t count[64];
-	for (int64_t i = 0; i < n && i < 64; i++) {
-		if (mask >> i & 1) {
-			base[i] = f->args[i].data;
-			count[i] = f->args[i].count;
-		}
-	}
-	int rc = 0;
-	f->invocations = 0;
-	for (int64_t r0 = 0; r0 < rows && rc == 0; r0 += tile) {
-		int64_t m = rows - r0 < tile ? rows - r0 : tile;
-		for (int64_t i = 0; i < n && i < 64; i++) {
-			if (mask >> i & 1) {
-				int64_t per = count[i] / rows;
-				int64_t size = f->args[i].dtype == RX_F32 ? 4 : 8;
-				f->args[i].data = base[i] ? base[i] + r0 * per * size : NULL;
-				f->args[i].dims[0] = m;
-				f->args[i].count = m * per;
-			}
-		}
-		f->invocations++;
-		rc = ((rx_entry)(void *)fnp)(f->args, &f->st);
-	}
-	for (int64_t i = 0; i < n && i < 64; i++) {
-		if (mask >> i & 1) {
-			f->args[i].dims[0] = rows;
-			f->args[i].count = count[i];
-		}
-	}
 	rx_frame_end(f, n);
 	return rc;
 }
@@ -269,6 +225,7 @@ func (p *framePool) drain() {
 func (s *Counters) add(t *Counters) {
 	s.Calls += t.Calls
 	s.Invocations += t.Invocations
+	s.Tiles += t.Tiles
 	s.BoundaryValidations += t.BoundaryValidations
 	s.ResultValidations += t.ResultValidations
 	s.FactQueries += t.FactQueries
@@ -332,49 +289,29 @@ func (fr *frame) setArg(i int, t *tensor.Tensor) bool {
 }
 
 // tiling returns how the frame's call of m runs in row tiles (tile.go):
-// the batch's rows, the rows per tile and the mask of the arguments whose
-// dim 0 is the batch; tile is 0 when the call is one invocation. A call
-// is tiled only when every argument passes the checks the first
-// invocation's boundary validation makes (so it cannot fail where an
-// untiled call would fail differently) and no output shares memory with
+// the rows per tile (0: the body runs once) and the mask of the arguments
+// whose dim 0 is the batch. The call validates its inputs once, on entry,
+// before its first tile, so an invalid call fails as an untiled one;
+// tiles are asked for only when every argument is well formed (what the
+// tiles' pointer arithmetic relies on) and no output shares memory with
 // an input or another output.
-func (fr *frame) tiling(m *funcMeta, override int) (rows, tile int, mask uint64) {
+func (fr *frame) tiling(m *funcMeta, override int) (tile int, mask uint64) {
 	plan, env := m.rows, &fr.env
 	if env.bound&(1<<plan.sym) == 0 {
-		return 0, 0, 0
+		return 0, 0
 	}
-	rows = env.sym[plan.sym]
-	if tile = plan.tileRows(env, rows, override); tile == 0 {
-		return 0, 0, 0
+	if tile = plan.tileRows(env, env.sym[plan.sym], override); tile == 0 {
+		return 0, 0
 	}
-	np := len(m.Params)
-	var dims [maxRank]int
 	for i := range fr.args {
-		a := &fr.args[i]
-		spec, dt := m.argSpec(i)
-		if a.count < 0 || a.device != 0 || a.dtype != C.int64_t(dt) || int(a.rank) != len(spec) {
-			return 0, 0, 0
-		}
-		for d, s := range spec {
-			if s < 0 {
-				if env.bound&(1<<(-s-1)) == 0 {
-					return 0, 0, 0 // unbound: an input is invalid
-				}
-				s = env.sym[-s-1]
-			}
-			if int(a.dims[d]) != s {
-				return 0, 0, 0
-			}
-			dims[d] = s
-		}
-		if !shapeHolds(dims[:len(spec)], int(a.count)) {
-			return 0, 0, 0
+		if fr.args[i].count < 0 {
+			return 0, 0
 		}
 	}
-	if fr.overlaps(np) {
-		return 0, 0, 0
+	if fr.overlaps(len(m.Params)) {
+		return 0, 0
 	}
-	return rows, tile, plan.mask
+	return tile, plan.mask
 }
 
 // overlaps reports whether an output's data (arguments np and after)
@@ -416,23 +353,16 @@ func (fr *frame) forget() {
 
 // invoke calls the generated function fn with the frame's arguments (set
 // with setArg: inputs, then outputs) and its arena, without copying: each
-// tensor's data stays in Go memory for the call. C clears the data
-// pointers it was given before it returns; the frame forgets (and unpins)
-// the tensors when it is put back, which every caller does right after.
-func (fr *frame) invoke(fn unsafe.Pointer) status {
+// tensor's data stays in Go memory for the call. tile > 0 runs the body in
+// row tiles of tile rows of symbol sym over the arguments in mask (bit i:
+// argument i), inside the call's one context (native/tile.go says when
+// that is allowed). C clears the data pointers it was given before it
+// returns; the frame forgets (and unpins) the tensors when it is put back,
+// which every caller does right after.
+func (fr *frame) invoke(fn unsafe.Pointer, tile, sym int, mask uint64) status {
 	q := &fr.ptrs
 	C.rx_call(C.uintptr_t(uintptr(fn)), C.uintptr_t(uintptr(unsafe.Pointer(fr.c))), C.int64_t(len(fr.args)),
-		q[0], q[1], q[2], q[3], q[4], q[5], q[6], q[7], q[8], q[9], q[10], q[11])
-	return fr.status()
-}
-
-// invokeTiled is invoke for a batch of rows rows in tiles of tile rows:
-// the arguments in mask (bit i: argument i) are narrowed to each tile in
-// turn (native/tile.go says when that is allowed).
-func (fr *frame) invokeTiled(fn unsafe.Pointer, rows, tile int, mask uint64) status {
-	q := &fr.ptrs
-	C.rx_call_tiled(C.uintptr_t(uintptr(fn)), C.uintptr_t(uintptr(unsafe.Pointer(fr.c))), C.int64_t(len(fr.args)),
-		C.int64_t(rows), C.int64_t(tile), C.uint64_t(mask),
+		C.int64_t(tile), C.int64_t(sym), C.uint64_t(mask),
 		q[0], q[1], q[2], q[3], q[4], q[5], q[6], q[7], q[8], q[9], q[10], q[11])
 	return fr.status()
 }
@@ -445,7 +375,8 @@ func (fr *frame) status() status {
 		code: int64(st.code), a: int64(st.a), b: int64(st.b), c: int64(st.c), d: int64(st.d),
 		counters: Counters{
 			Calls:               1,
-			Invocations:         int64(fr.c.invocations),
+			Invocations:         1,
+			Tiles:               int64(st.tiles),
 			BoundaryValidations: int64(st.boundary_validations),
 			ResultValidations:   int64(st.result_validations),
 			FactQueries:         int64(st.fact_queries),

@@ -1,6 +1,8 @@
 package native
 
 import (
+	"sync"
+
 	"github.com/rextio/rxeq/native/cgen"
 	"github.com/rextio/rxeq/program/ir"
 )
@@ -40,6 +42,7 @@ const (
 type funcMeta struct {
 	cgen.FuncABI // a copy, so that the call path reads its fields directly
 	rows         *rowPlan
+	outs         sync.Pool // *outBlock: the blocks of released Results (Result.Release)
 }
 
 // badFunc is a function the backend left out, and why.

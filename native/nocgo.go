@@ -34,14 +34,10 @@ func (*frame) setArg(int, *tensor.Tensor) bool { return false }
 
 // invoke reports an internal error: no generated function can have been
 // loaded to call.
-func (*frame) invoke(unsafe.Pointer) status { return status{code: rxEInternal} }
-
-// invokeTiled is invoke for a call in row tiles, which never happens
-// without cgo.
-func (*frame) invokeTiled(unsafe.Pointer, int, int, uint64) status { return status{code: rxEInternal} }
+func (*frame) invoke(unsafe.Pointer, int, int, uint64) status { return status{code: rxEInternal} }
 
 // tiling never tiles: no call is made.
-func (*frame) tiling(*funcMeta, int) (int, int, uint64) { return 0, 0, 0 }
+func (*frame) tiling(*funcMeta, int) (int, uint64) { return 0, 0 }
 
 // framePool hands out frames; without cgo it has none (get returns nil,
 // which a call reports as ErrInternal) and its counters stay zero.

@@ -96,9 +96,10 @@ type Options struct {
 	// "c++". It may carry arguments.
 	CXX string
 	// TileRows is the number of rows per tile when the native runtime
-	// runs a large batch of a row-separable function in row tiles, one
-	// invocation of the generated function per tile over sub-views of the
-	// inputs and outputs, so that its intermediates stay in cache (the
+	// runs a large batch of a row-separable function in row tiles: the
+	// call's one invocation validates the inputs once, then runs the
+	// function's body once per tile over sub-views of the inputs and
+	// outputs, so that its intermediates stay in cache (the
 	// outputs are the same bits as one invocation's; docs/native.md says
 	// when a call is tiled). 0 chooses from the function's bytes per row
 	// (a multiple of 64 from 64 to 4096: 384 to 1408 rows for the
@@ -123,19 +124,23 @@ type Options struct {
 type Result struct {
 	Outputs map[string]*tensor.Tensor // by result name (nil when the function has none)
 	Path    Path                      // which executor ran
+	blk     *outBlock                 // the memory of a native Run's outputs (Release)
 }
 
 // Counters are the invocation-context counters of a Program, summed over
 // all its native calls (and the number of fallback runs). After any number
-// of complete calls: BoundaryValidations = invocations × inputs,
+// of complete calls: Invocations = Calls (one invocation context per
+// call), BoundaryValidations = Calls × inputs (whatever the tiling),
 // ResultValidations = the tensor op results produced, FactQueries =
 // BoundaryValidations + ResultValidations, FactRequeries = 0, ArenaAllocs =
-// ArenaReleases. A call invokes the generated function once, or once per
-// row tile when it runs a large batch in tiles (see Options.TileRows).
+// ArenaReleases. A call's body runs once, or once per row tile inside the
+// call's context when it runs a large batch in tiles (Tiles; see
+// Options.TileRows).
 type Counters struct {
 	Calls               int64 // native calls
-	Invocations         int64 // invocations of generated functions: one per call, or one per row tile
-	BoundaryValidations int64 // inputs validated on entry
+	Invocations         int64 // invocations of generated functions (and contexts opened): one per call
+	Tiles               int64 // passes of the generated bodies: one per call, or one per row tile of a tiled call
+	BoundaryValidations int64 // inputs validated on entry, once per input per call
 	ResultValidations   int64 // op results validated before their facts were stamped
 	FactQueries         int64 // facts derived from raw data (one per validation)
 	FactRequeries       int64 // facts asked for again after stamping (must be 0)

@@ -10,18 +10,20 @@ import (
 // rowPlanOf) computes the same outputs, bit for bit, on a large batch as
 // on its row tiles one after another, because every kernel of the native
 // runtime computes each row the same way wherever the row sits. A large
-// batch is therefore run as a sequence of invocations on tiles of a few
-// hundred rows (sub-views of the caller's inputs and outputs, no copies),
-// so that its intermediates stay in the core's caches across the
-// function's ops instead of streaming through memory once per op: at
-// 65536 rows of score_mlp the hidden layer is 8 MB, rewritten by every
-// round of its loop.
+// batch therefore runs in row tiles of a few hundred rows inside its one
+// call: the generated function's prologue validates the inputs and binds
+// the outputs once, for the whole batch, and its body runs once per tile
+// (rx_tile, in the runtime's rx_context.c) over sub-views of the
+// caller's inputs and outputs (no copies), so that its intermediates stay
+// in the core's caches across the function's ops instead of streaming
+// through memory once per op: at 65536 rows of score_mlp the hidden layer
+// is 8 MB, rewritten by every round of its loop.
 //
 // A call is tiled only when nothing observable can tell: the function is
-// row-separable, its inputs pass the boundary validation (checked in Go
-// first, so an invalid call fails exactly as an untiled one), no value
-// of the whole batch has a size that overflows (which the untiled call
-// reports), and no output shares memory with an input or another output.
+// row-separable, no value of the whole batch has a size that overflows
+// (which the untiled call reports), and no output shares memory with an
+// input or another output. The boundary validation runs once, before the
+// first tile, so an invalid call fails exactly as an untiled one.
 // Data-dependent control flow and data-dependent errors cannot occur in a
 // row-separable function: integer values are scalars, and none is
 // computed from a batch-dependent tensor. The one error tiles can change
@@ -44,8 +46,8 @@ type rowPlan struct {
 	// batch-dependent value, elem their element sizes.
 	values [][]int
 	elem   []int
-	// rowWork and fixedWork estimate an invocation's work: per row, the
-	// ops that read a batch value; per invocation, the ops that do not.
+	// rowWork and fixedWork estimate a tile's work: per row, the
+	// ops that read a batch value; per tile, the ops that do not.
 	// Each op's work is the largest product of one of its shapes (dims as
 	// in values; a MatMul's includes its inner dimension).
 	rowWork, fixedWork [][][]int
@@ -57,7 +59,8 @@ type rowPlan struct {
 }
 
 // rowPlanOf returns the row plan of f, or nil when f is not
-// row-separable. f is row-separable for symbol S when:
+// row-separable. f is row-separable for symbol S when it has at most 64
+// parameters and results and:
 //   - every result has S as its dim 0;
 //   - every value (parameter, result, local, temporary) either has S as
 //     its dim 0 and nowhere else (a row value) or does not mention S;
@@ -111,14 +114,13 @@ func rowPlanOf(f *ir.Func, symIdx map[string]int) *rowPlan {
 		}
 	}
 	args := append(append([]*ir.Value(nil), f.Params...), f.Results...)
+	if len(args) > 64 {
+		return nil // the runtime keeps a 64-bit mask and the slots of 64 arguments (RX_MAX_TILE_ARGS)
+	}
 	for i, v := range args {
-		if !rows[v] {
-			continue
+		if rows[v] {
+			p.mask |= 1 << i
 		}
-		if i >= 64 {
-			return nil // the C trampoline takes a 64-bit mask of arguments
-		}
-		p.mask |= 1 << i
 	}
 	separable := true
 	ir.Walk(f.Body, func(in ir.Instr) {
@@ -211,7 +213,7 @@ const (
 	// minTileRows and maxTileRows bound the default tile.
 	minTileRows, maxTileRows = 64, 4096
 	// tileWorkShare: a tile is at least large enough that the work every
-	// invocation repeats (fixedWork) is at most 1/tileWorkShare of its
+	// tile repeats (fixedWork) is at most 1/tileWorkShare of its
 	// rows' work.
 	tileWorkShare = 16
 )

@@ -48,12 +48,22 @@ func sameOutputBits(got, want map[string]*tensor.Tensor) {
 	}
 }
 
-// invocations runs fn once and returns its outputs, how many times the
-// call invoked the generated function, and its error.
+// invocations runs fn once and returns its outputs, how many passes of
+// the generated body the call made (Counters.Tiles: one, or one per row
+// tile), and its error. Whatever the tiling, the call is one invocation
+// with one context, whose boundary validation runs once per input.
 func invocations(prog *native.Program, fn string, in map[string]*tensor.Tensor) (map[string]*tensor.Tensor, int64, error) {
-	before := prog.Counters().Invocations
+	GinkgoHelper()
+	before := prog.Counters()
 	r, err := prog.Run(context.Background(), fn, in)
-	n := prog.Counters().Invocations - before
+	after := prog.Counters()
+	Expect(after.Invocations - before.Invocations).To(Equal(int64(1)))
+	Expect(after.Calls - before.Calls).To(Equal(int64(1)))
+	Expect(after.BoundaryValidations - before.BoundaryValidations).To(BeNumerically("<=", int64(len(in))))
+	if err == nil {
+		Expect(after.BoundaryValidations - before.BoundaryValidations).To(Equal(int64(len(in))))
+	}
+	n := after.Tiles - before.Tiles
 	if err != nil {
 		return nil, n, err
 	}
@@ -101,7 +111,7 @@ var _ = Describe("row tiles", Label("native"), func() {
 		})
 	}
 
-	It("invokes once for a batch that fits in one tile, and counts per invocation", func() {
+	It("runs a batch that fits in one tile once, and validates each input once per call whatever the tiling", func() {
 		f, p := reference()
 		prog := compileTiled(p, 64)
 		in, err := harness.GenerateInputs(f, f.Func("score_linear"), 64, f.Seed, nil)
@@ -117,7 +127,22 @@ var _ = Describe("row tiles", Label("native"), func() {
 		Expect(n).To(Equal(int64(2)))
 		c := prog.Counters()
 		Expect(c.Calls - before.Calls).To(Equal(int64(1)))
-		Expect(c.BoundaryValidations - before.BoundaryValidations).To(Equal(int64(2 * 3)))
+		Expect(c.Invocations - before.Invocations).To(Equal(int64(1)))
+		Expect(c.BoundaryValidations - before.BoundaryValidations).To(Equal(int64(3)))
+		Expect(c.FactQueries).To(Equal(c.BoundaryValidations + c.ResultValidations))
+		Expect(c.FactRequeries).To(BeZero())
+		Expect(c.ArenaReleases).To(Equal(c.ArenaAllocs))
+		// A batch of many tiles: still one validation per input.
+		in, err = harness.GenerateInputs(f, f.Func("score_linear"), 64*50+1, f.Seed, nil)
+		Expect(err).NotTo(HaveOccurred())
+		before = prog.Counters()
+		_, n, err = invocations(prog, "score_linear", in)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(n).To(Equal(int64(51)))
+		c = prog.Counters()
+		Expect(c.BoundaryValidations - before.BoundaryValidations).To(Equal(int64(3)))
+		// Each tile's op results are new values, validated each.
+		Expect(c.ResultValidations - before.ResultValidations).To(Equal(int64(51 * 17)))
 		Expect(c.ArenaReleases).To(Equal(c.ArenaAllocs))
 	})
 
@@ -130,7 +155,7 @@ var _ = Describe("row tiles", Label("native"), func() {
 		Expect(want).To(HaveOccurred())
 		_, n, got := invocations(compileTiled(p, 64), "score_linear", bad)
 		Expect(got).To(MatchError(want.Error()))
-		Expect(n).To(Equal(int64(1)))
+		Expect(n).To(BeZero()) // the body never ran
 		// A malformed input: a shape that does not hold its data.
 		short := &tensor.Tensor{DType: tensor.Float32, Shape: []int{1000, 32}, F32: in["x"].F32[:1000*32-1]}
 		bad = map[string]*tensor.Tensor{"x": short, "w": in["w"], "b": in["b"]}
@@ -138,7 +163,7 @@ var _ = Describe("row tiles", Label("native"), func() {
 		Expect(want).To(HaveOccurred())
 		_, n, got = invocations(compileTiled(p, 64), "score_linear", bad)
 		Expect(got).To(MatchError(want.Error()))
-		Expect(n).To(Equal(int64(1)))
+		Expect(n).To(BeZero())
 	})
 
 	It("stops at the first tile when a checked op fails, with the untiled error", func() {
@@ -163,6 +188,39 @@ func f(x [B][4]float32, d int64) (y [B][4]float32) {
 		Expect(n).To(Equal(int64(1)))
 	})
 
+	It("starts each tile's body afresh: locals, loops and results as in one pass", func() {
+		_, p := parse("tile_reassign.rx", `package t
+
+func f(x [B][4]float32, w [4]float32, n int64) (y [B][4]float32, z [B][4]float32) {
+	v := w
+	u := x
+	for i := range n {
+		v = v * 2
+		u = u + v
+	}
+	y = u
+	z = Tanh(y)
+	for i := range n {
+		z = z + y
+	}
+	return
+}
+`)
+		Expect(native.RowSeparable(p, "f")).To(BeTrue())
+		in := map[string]*tensor.Tensor{
+			"x": tensor.Generate(tensor.Dist{Kind: tensor.Normal, B: 1}, 5, 300, 4),
+			"w": tensor.Generate(tensor.Dist{Kind: tensor.Normal, B: 1}, 6, 4),
+			"n": tensor.Scalar(3),
+		}
+		want, n, err := invocations(compileTiled(p, -1), "f", in)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(n).To(Equal(int64(1)))
+		got, n, err := invocations(compileTiled(p, 64), "f", in)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(n).To(Equal(int64(5)))
+		sameOutputBits(got, want)
+	})
+
 	It("does not tile a call whose output shares memory with an input", func() {
 		_, p := parse("tile_alias.rx", `package t
 
@@ -176,10 +234,10 @@ func f(x [B][4]float32) (y [B][4]float32) {
 		call := func(rows int) ([]float32, int64) {
 			x := tensor.FromFloat32(append([]float32(nil), data.F32...), 300, 4)
 			prog := compileTiled(p, rows)
-			before := prog.Counters().Invocations
+			before := prog.Counters().Tiles
 			_, err := prog.RunInto(context.Background(), "f", map[string]*tensor.Tensor{"x": x}, map[string]*tensor.Tensor{"y": x})
 			Expect(err).NotTo(HaveOccurred())
-			return x.F32, prog.Counters().Invocations - before
+			return x.F32, prog.Counters().Tiles - before
 		}
 		want, _ := call(-1)
 		got, n := call(64)
@@ -241,10 +299,10 @@ func f(x [B][4]float32) (y1 [B][4]float32, y2 [B][4]float32) {
 			buf := make([]float32, 404)
 			y1, y2 := tensor.FromFloat32(buf[:400], 100, 4), tensor.FromFloat32(buf[4:404], 100, 4)
 			prog := compileTiled(p, rows)
-			before := prog.Counters().Invocations
+			before := prog.Counters().Tiles
 			_, err := prog.RunInto(context.Background(), "f", map[string]*tensor.Tensor{"x": x}, map[string]*tensor.Tensor{"y1": y1, "y2": y2})
 			Expect(err).NotTo(HaveOccurred())
-			return buf, prog.Counters().Invocations - before
+			return buf, prog.Counters().Tiles - before
 		}
 		want, _ := call(-1)
 		got, n := call(7)

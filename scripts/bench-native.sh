@@ -14,9 +14,15 @@
 # machine shared with other jobs compare within one run, and prefer the CPU
 # figures.
 #
+# It prints which BLAS library and which CPU capability PyTorch runs with,
+# and stops (exit 2) when PyTorch's MatMul would run on the reference BLAS
+# (Debian's libblas3, several times slower than the OpenBLAS that libtorch
+# recommends and ci/setup.sh installs) unless RXEQ_BENCH_REFERENCE_BLAS=1.
+#
 # Environment: COUNT (default 3), BENCHTIME (default 300ms), PYTHON
 # (default /usr/bin/python3), OUT (a directory for the raw outputs; default
-# a temporary one, printed).
+# a temporary one, printed), RXEQ_BENCH_REFERENCE_BLAS (1: compare against
+# the reference BLAS anyway).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 count=${COUNT:-3}
@@ -24,7 +30,12 @@ benchtime=${BENCHTIME:-300ms}
 python=${PYTHON:-/usr/bin/python3}
 out=${OUT:-$(mktemp -d -t rxeq-bench-XXXXXX)}
 mkdir -p "$out"
-benches='^(BenchmarkScoreLinear|BenchmarkScoreMLP|BenchmarkScorePipeline|BenchmarkCompile)$/^(native|native-into|cold|cold-tcc|cold-empty-cache)$'
+benches='^(BenchmarkScoreLinear|BenchmarkScoreMLP|BenchmarkScorePipeline|BenchmarkCompile)$/^(native|native-release|native-into|native-call|cold|cold-tcc|cold-empty-cache)$'
+
+# The anchor first: which BLAS and CPU capability PyTorch runs with, and
+# no comparison against the reference BLAS unless asked for.
+OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1 \
+	"$python" scripts/bench_torch.py 0 0 | grep '^#' >&2
 
 go test -c -o "$out/native.test" ./native
 base_args=()

@@ -76,6 +76,11 @@ def main():
     new = go_metrics(sys.argv[1])
     tor = torch_metrics(sys.argv[2])
     base = go_metrics(sys.argv[3]) if len(sys.argv) > 3 else {}
+    seen = set()
+    for line in open(sys.argv[2]):
+        if line.startswith(("# blas", "# cpu capability", "# torch", "# WARNING")) and line not in seen:
+            seen.add(line)
+            print("PyTorch anchor:", line[2:].rstrip())
     print("ns per row (min over runs); ratio = PyTorch eager / native (x = native's throughput multiple);")
     print("native = Program.Run (allocates its outputs), into = Program.RunInto (reuses them)")
     hdr = f"{'function':15s} {'batch':>6s} | {'torch':>9s} {'torch cpu':>9s} |"
@@ -115,6 +120,20 @@ def main():
                     continue
                 print(f"{fn:15s} {batch:6d} | {fmt(b[1])} {fmt(i[1])} {fmt(b[1] / i[1], 7, 2)}x |"
                       f" {fmt(t[1] / b[1], 11, 1)}x {fmt(t[1] / i[1], 8, 1)}x")
+    print()
+    print("Run / RunInto, CPU ns per row: Run (fresh outputs), Run with Result.Release (reused outputs);")
+    print("faults and collections per 1000 Runs (fresh outputs)")
+    print(f"{'function':15s} {'batch':>6s} | {'Run':>9s} {'Release':>9s} {'RunInto':>9s} | {'Run/Into':>8s} {'Rel/Into':>8s} | {'faults/k':>9s} {'gc/k':>7s}")
+    for bench, fn in FUNCS.items():
+        for batch in (1, 16, 128, 4096, 65536):
+            m = new.get(f"{bench}/native/batch={batch}", {})
+            r, i = native_row(new, bench, batch), native_row(new, bench, batch, "native-into")
+            e = native_row(new, bench, batch, "native-release")
+            if not r or not i or not i[1]:
+                continue
+            rel = e[1] if e else None
+            print(f"{fn:15s} {batch:6d} | {fmt(r[1])} {fmt(rel)} {fmt(i[1])} | {fmt(r[1] / i[1] if r[1] else None, 8, 2)}"
+                  f" {fmt(rel / i[1] if rel else None, 8, 2)} | {fmt(m.get('faults/kcall'), 9, 0)} {fmt(m.get('gc/kcall'), 7, 1)}")
     ops_table(new, tor)
     print()
     for name in ("BenchmarkEmptyCall", "BenchmarkEmptyCall/native", "BenchmarkEmptyCall/native-into", "BenchmarkCompile/cold", "BenchmarkCompile/cold-tcc", "BenchmarkCompile/cold-empty-cache", "BenchmarkCompile/warm"):

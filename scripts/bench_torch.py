@@ -5,8 +5,17 @@ on one intra-op thread, timed at the batch sizes of native/bench_test.go.
 Prints one line per case: "FUNCTION BATCH NS_PER_ROW CPU_NS_PER_ROW", the
 minimum over --count runs of the wall-clock and the process CPU time per
 row (the CPU time is steadier on a machine shared with other jobs).
+
+It first prints, as "#" lines, which BLAS library PyTorch's MatMul runs on
+(the libblas.so.3 that is mapped, resolved through Debian's alternatives)
+and the CPU capability ATen dispatches its kernels for. Debian's PyTorch
+calls the generic libblas.so.3: with OpenBLAS (libopenblas0-pthread, which
+libtorch recommends and ci/setup.sh installs) it is a fair anchor; with
+the reference BLAS (libblas3) its MatMul is several times slower, and this
+script refuses to run unless RXEQ_BENCH_REFERENCE_BLAS=1 says to.
 """
 
+import os
 import sys
 import time
 
@@ -88,13 +97,63 @@ def bench(fn, args, min_time):
             n = max(n * 2, int(n * min_time * 1.2e9 / max(dt, 1)))
 
 
+def blas_libraries():
+    """The BLAS libraries mapped into this process, after a MatMul."""
+    torch.ones(4, 4) @ torch.ones(4, 4)
+    libs = set()
+    try:
+        with open("/proc/self/maps") as f:
+            for line in f:
+                path = line.split()[-1] if len(line.split()) >= 6 else ""
+                name = os.path.basename(path)
+                if "blas" in name or "mkl" in name or "blis" in name:
+                    libs.add(os.path.realpath(path))
+    except OSError:
+        pass
+    return sorted(libs)
+
+
+def is_reference_blas(libs):
+    """Whether the BLAS in use is Netlib's reference one (Debian's libblas3)."""
+    for lib in libs:
+        low = lib.lower()
+        if "openblas" in low or "mkl" in low or "blis" in low:
+            return False
+    return any("/blas/" in lib or os.path.basename(lib).startswith("libblas.so") for lib in libs)
+
+
+def cpu_capability():
+    """The CPU capability ATen dispatches for (DEFAULT, AVX2, AVX512)."""
+    cpu = getattr(torch.backends, "cpu", None)
+    if cpu is not None and hasattr(cpu, "get_cpu_capability"):
+        return cpu.get_cpu_capability()
+    for line in torch.__config__.show().splitlines():
+        if "CPU capability usage:" in line:
+            return line.split(":", 1)[1].strip()
+    return "unknown"
+
+
 def main():
+    libs = blas_libraries()
+    blas = ", ".join(libs) if libs else "none found"
+    print(f"# blas: {blas}")
+    print(f"# cpu capability: {cpu_capability()}")
+    if is_reference_blas(libs):
+        msg = (f"PyTorch's MatMul runs on the reference BLAS ({blas}), several times slower than the "
+               "OpenBLAS that libtorch recommends: install libopenblas0-pthread (ci/setup.sh does), "
+               "or set RXEQ_BENCH_REFERENCE_BLAS=1 to compare against it anyway")
+        if os.environ.get("RXEQ_BENCH_REFERENCE_BLAS") != "1":
+            print(f"bench_torch.py: {msg}", file=sys.stderr)
+            sys.exit(2)
+        print(f"# WARNING: {msg}")
     torch.set_num_threads(1)
     torch.set_num_interop_threads(1)
     min_time = float(sys.argv[1]) if len(sys.argv) > 1 else 0.3
     count = int(sys.argv[2]) if len(sys.argv) > 2 else 3
     g = torch.Generator().manual_seed(20261202)
     print(f"# torch {torch.__version__}, intra-op threads {torch.get_num_threads()}, eager, no_grad")
+    if count <= 0:
+        return  # the header only (bench-native.sh asks for it first)
     for fn in (score_linear, score_mlp, score_pipeline):
         for batch in BATCHES:
             args = inputs(fn, batch, g)

@@ -23,19 +23,29 @@ import (
 //		RX_TRY(rx_open(&rx_c, rx_args, rx_st, rx_v, 9, rx_types, 3, 3, 1));
 //		RX_TRY(rx_check_input(&rx_c, 0, x));
 //		...
-//		RX_TRY(rx_matmul(&rx_c, rx_t7, x, w));
-//		for (int64_t round_idx = 0; round_idx < 4; round_idx++) {
-//			RX_TRY(rx_checked_rem(&rx_c, 0, round_idx, 2, &rx_t9));
-//			rx_t10 = rx_t9 == 0;
-//			if (rx_t10) {
-//				...
-//			} else {
-//				...
+//		RX_TRY(rx_bind_output(&rx_c, 0, logits));
+//		...
+//
+//		while (rx_tile(&rx_c)) {
+//			RX_TRY(rx_matmul(&rx_c, rx_t7, x, w));
+//			for (int64_t round_idx = 0; round_idx < 4; round_idx++) {
+//				RX_TRY(rx_checked_rem(&rx_c, 0, round_idx, 2, &rx_t9));
+//				rx_t10 = rx_t9 == 0;
+//				if (rx_t10) {
+//					...
+//				} else {
+//					...
+//				}
 //			}
 //		}
 //	rx_done:
 //		return rx_close(&rx_c);
 //	}
+//
+// The prologue (rx_open, one rx_check_input per parameter, one
+// rx_bind_output per result) runs once per call; the body runs inside
+// `while (rx_tile(&rx_c)) {`, once, or once per row tile when the caller
+// runs a large batch in tiles (native/tile.go), in the same context.
 //
 // The exact forms the source lock relies on:
 //   - function: `int <CFuncName(fn)>(const rx_arg *rx_args, rx_status *rx_st)`,
@@ -574,22 +584,24 @@ func (g *genFunc) emit(b *bytes.Buffer) {
 	for i, p := range f.Params {
 		fmt.Fprintf(b, "\tRX_TRY(rx_check_input(&rx_c, %d, %s));\n", i, g.slotName[p])
 	}
-	for _, p := range f.Params {
-		if p.Type.IsIntScalar() {
-			fmt.Fprintf(b, "\t%s = rx_scalar_i64(%s);\n", g.name[p], g.slotName[p])
-		}
-	}
 	for i, r := range f.Results {
 		fmt.Fprintf(b, "\tRX_TRY(rx_bind_output(&rx_c, %d, %s));\n", i, g.slotName[r])
 	}
-	b.WriteString("\n")
-	g.body(b, f.Body, 1)
-	for _, r := range f.Results {
-		if r.Type.IsIntScalar() {
-			fmt.Fprintf(b, "\tRX_TRY(rx_store_i64(&rx_c, %s, %s));\n", g.slotName[r], g.name[r])
+	// The body runs once, or once per row tile of a large batch, inside
+	// this one context (rx_tile).
+	b.WriteString("\n\twhile (rx_tile(&rx_c)) {\n")
+	for _, p := range f.Params {
+		if p.Type.IsIntScalar() {
+			fmt.Fprintf(b, "\t\t%s = rx_scalar_i64(%s);\n", g.name[p], g.slotName[p])
 		}
 	}
-	b.WriteString("rx_done:\n\treturn rx_close(&rx_c);\n}\n")
+	g.body(b, f.Body, 2)
+	for _, r := range f.Results {
+		if r.Type.IsIntScalar() {
+			fmt.Fprintf(b, "\t\tRX_TRY(rx_store_i64(&rx_c, %s, %s));\n", g.slotName[r], g.name[r])
+		}
+	}
+	b.WriteString("\t}\nrx_done:\n\treturn rx_close(&rx_c);\n}\n")
 }
 
 // ref returns the C expression of a scalar operand.

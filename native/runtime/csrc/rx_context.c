@@ -81,6 +81,15 @@ RX_FN int rx_open(rx_ctx *c, const rx_arg *args, rx_status *st, rx_val *v, int32
 	 * that pass bind them all). */
 	for (int32_t k = 0; k < nsym && k < RX_MAX_SYMS; k++)
 		c->symset[k] = 0;
+	/* Row tiles, when the caller asked for them and can have them. */
+	c->pass = 0;
+	c->tile = 0;
+	if (st->tile_rows > 0 && nin + nout <= RX_MAX_TILE_ARGS && st->tile_sym >= 0 && st->tile_sym < nsym &&
+	    st->tile_sym < RX_MAX_SYMS) {
+		c->tile = st->tile_rows;
+		c->tsym = (int32_t)st->tile_sym;
+		c->tmask = st->tile_mask;
+	}
 	rx_arena *a = st->arena;
 	if (!a) {
 		a = &c->own;
@@ -222,6 +231,8 @@ RX_FN int rx_check_input(rx_ctx *c, int32_t p, rx_val *x)
 	for (int32_t i = 0; i < t->rank; i++)
 		x->dims[i] = a->dims[i];
 	x->trusted = 1;
+	if (p < RX_MAX_TILE_ARGS)
+		c->argv[p] = x;
 	return RX_OK;
 }
 
@@ -243,7 +254,87 @@ RX_FN int rx_bind_output(rx_ctx *c, int32_t o, rx_val *x)
 	if (n != a->count || (n > 0 && a->data == NULL))
 		return rx_fail(c, RX_E_INTERNAL, RX_I_OUTPUT, o, -1, a->count);
 	x->out = a->data;
+	if (c->nin + o < RX_MAX_TILE_ARGS)
+		c->argv[c->nin + o] = x;
 	return RX_OK;
+}
+
+/* rx_tile_arg narrows argument i's data to the running tile when it is a
+ * tiled argument (its dim 0 is the batch), else returns it whole; *per is
+ * the elements per row of a tiled argument. */
+static void *rx_tile_arg(rx_ctx *c, int32_t i, int64_t *per)
+{
+	const rx_arg *a = &c->args[i];
+	*per = 0;
+	if (!(c->tmask >> i & 1) || a->data == NULL)
+		return a->data;
+	*per = a->count / c->rows;
+	return (unsigned char *)a->data + c->r0 * *per * (a->dtype == RX_F32 ? 4 : 8);
+}
+
+/* rx_tile: see rx_runtime.h. A tile's pass sees what an invocation on the
+ * tile's rows alone would see: every input slot holds its (narrowed)
+ * validated facts again, trusted without being validated again; every
+ * other slot starts empty and untrusted (keeping its arena buffers, as a
+ * loop's iterations do); the batch symbol is the tile's rows, and each
+ * result slot is bound to its output's rows of the tile. Between tiles,
+ * the results whose value sits in an arena buffer are copied to their
+ * outputs (rx_close copies the last tile's). */
+RX_FN int rx_tile(rx_ctx *c)
+{
+	if (c->pass == 0 && c->tile > 0 && c->sym[c->tsym] <= c->tile)
+		c->tile = 0; /* one tile: the call as it is */
+	if (c->tile <= 0) {
+		if (c->pass > 0)
+			return 0;
+		c->pass = 1;
+		c->st->tiles++;
+		return 1;
+	}
+	int32_t nin = c->nin, nargs = c->nin + c->nout;
+	if (c->pass == 0) {
+		c->rows = c->sym[c->tsym];
+		c->r0 = 0;
+		c->m = 0;
+	} else {
+		for (int32_t i = nin; i < nargs; i++) {
+			rx_val *x = c->argv[i];
+			if (x->out && x->data && x->data != x->out)
+				memcpy(x->out, x->data, (size_t)x->len * (x->dtype == RX_I64 ? 8u : 4u));
+		}
+		c->r0 += c->m;
+	}
+	if (c->r0 >= c->rows)
+		return 0;
+	c->m = c->rows - c->r0 < c->tile ? c->rows - c->r0 : c->tile;
+	c->pass++;
+	c->st->tiles++;
+	c->sym[c->tsym] = c->m;
+	for (int32_t i = 0; i < c->nv; i++) {
+		c->v[i].data = NULL;
+		c->v[i].trusted = 0;
+	}
+	for (int32_t i = 0; i < nin; i++) {
+		const rx_arg *a = &c->args[i];
+		rx_val *x = c->argv[i];
+		int64_t per;
+		x->data = rx_tile_arg(c, i, &per);
+		x->dtype = (int32_t)a->dtype;
+		x->rank = (int32_t)a->rank;
+		x->len = a->count;
+		for (int32_t d = 0; d < x->rank; d++)
+			x->dims[d] = a->dims[d];
+		if (c->tmask >> i & 1) {
+			x->dims[0] = c->m;
+			x->len = c->m * per;
+		}
+		x->trusted = 1;
+	}
+	for (int32_t i = nin; i < nargs; i++) {
+		int64_t per;
+		c->argv[i]->out = rx_tile_arg(c, i, &per);
+	}
+	return 1;
 }
 
 /* rx_untrusted: see rx_internal.h (rx_operand's failure). */

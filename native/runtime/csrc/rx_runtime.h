@@ -93,10 +93,17 @@ typedef struct rx_arena {
 } rx_arena;
 
 /* The frame of one call: in, the arena lent to it (NULL: the call mallocs
- * and frees its own); out, the outcome and the counters. Go allocates it,
- * zeroed. */
+ * and frees its own) and the call's row tiles (tile_rows 0: none); out,
+ * the outcome and the counters. Go allocates it, zeroed. */
 typedef struct rx_status {
 	rx_arena *arena;
+	/* Row tiles (native/tile.go says when Go asks for them): the body of
+	 * the generated function runs once per tile of tile_rows rows of the
+	 * batch symbol tile_sym, inside the call's one context, with every
+	 * argument i whose bit is set in tile_mask (its dim 0 is the batch)
+	 * narrowed to the tile. 0 rows: the body runs once. */
+	int64_t tile_rows, tile_sym;
+	uint64_t tile_mask;
 	int64_t code, a, b, c, d;
 	int64_t boundary_validations; /* inputs validated on entry */
 	int64_t result_validations;   /* op results validated before stamping */
@@ -106,6 +113,7 @@ typedef struct rx_status {
 	int64_t arena_releases;       /* arena buffers given back (all, by rx_close) */
 	int64_t kernel_calls;         /* framework kernel calls (torch; 0 for native) */
 	int64_t trusted_reuses;       /* operand facts read from a stamped slot */
+	int64_t tiles;                /* passes of the body: 1, or one per row tile */
 } rx_status;
 
 /* rx_arena_free frees an arena that no call is using, and its block. */
@@ -152,6 +160,10 @@ typedef struct rx_val {
 	const rx_type *type;
 } rx_val;
 
+/* The most arguments (inputs and outputs) of a function whose calls may
+ * run in row tiles. */
+#define RX_MAX_TILE_ARGS 64
+
 /* The invocation context of one call. Fields are the runtime's. */
 typedef struct rx_ctx {
 	rx_arena *ar; /* the lent arena, or &own */
@@ -162,6 +174,14 @@ typedef struct rx_ctx {
 	rx_status *st;
 	int64_t sym[RX_MAX_SYMS];
 	int32_t symset[RX_MAX_SYMS];
+	/* Row tiles (rx_tile): rows per tile (0: none), the batch's rows, the
+	 * first row of the running tile and its rows, the batch symbol, the
+	 * passes of the body so far, the tiled arguments, and the slot of
+	 * every argument (set by rx_check_input and rx_bind_output). */
+	int64_t tile, rows, r0, m;
+	int32_t tsym, pass;
+	uint64_t tmask;
+	rx_val *argv[RX_MAX_TILE_ARGS];
 } rx_ctx;
 
 /* Context (rx_context.c, shared by both runtimes). */
@@ -170,6 +190,13 @@ int rx_open(rx_ctx *c, const rx_arg *args, rx_status *st, rx_val *v, int32_t nv,
 int rx_close(rx_ctx *c);
 int rx_check_input(rx_ctx *c, int32_t p, rx_val *x);
 int rx_bind_output(rx_ctx *c, int32_t o, rx_val *x);
+/* rx_tile starts the next pass of the function's body, after the inputs
+ * were validated and the outputs bound: it returns 1 once when the call is
+ * not tiled, else once per row tile (with the tiled arguments' slots and
+ * the batch symbol narrowed to the tile, and the previous tile's results
+ * in their outputs), then 0. The generated body is `while (rx_tile(&rx_c))
+ * { ... }`. */
+int rx_tile(rx_ctx *c);
 int rx_copy(rx_ctx *c, rx_val *d, rx_val *s);
 int rx_move(rx_ctx *c, rx_val *d, rx_val *s);
 
