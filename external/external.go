@@ -79,6 +79,11 @@ type Options struct {
 	// MaxPayload bounds the tensor bytes of one message from the
 	// executor; 0 means 4 GiB.
 	MaxPayload int64
+	// Generate, when set, makes the code sent with every prepare message
+	// (its "module" field): rxeq's generated-code executors (pytorch,
+	// torchscript, numpy) send the program exported as Python this way.
+	// An error fails the Prepare with its text.
+	Generate func(f *program.File, p *ir.Program) (*Module, error)
 }
 
 // ParseSpec reads "NAME=COMMAND", the value of `rxeq run
@@ -253,6 +258,13 @@ func (e *Executor) Prepare(ctx context.Context, f *program.File, p *ir.Program) 
 		return nil, fmt.Errorf("%w: %s: nil program", executor.ErrExecutor, e.Name())
 	}
 	msg := buildPrepare(f, p)
+	if e.opts.Generate != nil {
+		m, err := e.opts.Generate(f, p)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %s: %v", executor.ErrExecutor, e.Name(), err)
+		}
+		msg.Module = m
+	}
 	e.mu.Lock()
 	if e.closed {
 		e.mu.Unlock()

@@ -82,6 +82,20 @@ type prepareMsg struct {
 	Scenario  string     `json:"scenario"`
 	Source    string     `json:"source"`
 	Functions []wireFunc `json:"functions"`
+	// Module is the code rxeq generated for the program, sent only to an
+	// executor whose Options.Generate makes it (rxeq's generated-code
+	// executors); an optional v1 field, absent otherwise.
+	Module *Module `json:"module,omitempty"`
+}
+
+// Module is code rxeq generated from a program for an executor to run,
+// sent in the prepare message's optional "module" field: the format
+// ("torch", "numpy"), the module's source text, and the name of the
+// function that implements each .rx function.
+type Module struct {
+	Format    string            `json:"format"`
+	Source    string            `json:"source"`
+	Functions map[string]string `json:"functions"`
 }
 
 // runMsg is the harness's run message; the inputs' bytes follow.

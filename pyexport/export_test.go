@@ -20,7 +20,6 @@ var _ = Describe("Export", func() {
 	DescribeTable("writes the reference scenario as the golden module (go test ./pyexport -update rewrites it)",
 		func(format pyexport.Format) {
 			_, p := load("../scenarios/reference.rx")
-			p.File = "scenarios/reference.rx"
 			got := export(p, format)
 			golden := filepath.Join("testdata", "reference_"+string(format)+".py")
 			if *update {
@@ -45,7 +44,6 @@ var _ = Describe("Export", func() {
 
 	It("writes each op as a model author does and keeps for and if", func() {
 		_, p := load("../scenarios/reference.rx")
-		p.File = "scenarios/reference.rx"
 		t := export(p, pyexport.Torch)
 		for _, s := range []string{"logits = x @ w + b\n", "    for round_idx in range(4):\n",
 			"        if checked_rem(round_idx, 2, \"score_linear\", \"round_idx\", ", "logits = logits * 0.5\n",

@@ -44,7 +44,7 @@ func load(path string) (*program.File, *ir.Program) {
 	GinkgoHelper()
 	src, err := os.ReadFile(path)
 	Expect(err).NotTo(HaveOccurred())
-	return parse(path, string(src))
+	return parse(strings.TrimPrefix(path, "../"), string(src))
 }
 
 func export(p *ir.Program, format pyexport.Format) string {

@@ -231,7 +231,7 @@ func defaultFuzzExecutors() string {
 // reference; at least one other executor must be listed.
 func buildChecker(list string, ns nativeSetup) (*fuzz.Checker, error) {
 	cfg := builtin.Config{Isolate: ns.isolate, CacheDir: ns.cacheDir, CallTimeout: ns.timeout, ProgramCC: ns.programCC,
-		RuntimeCacheDir: ns.rtCache}.FromEnv(os.Getenv)
+		RuntimeCacheDir: ns.rtCache, Version: version}.FromEnv(os.Getenv)
 	sel, err := builtin.Select(builtin.ParseNames(list), cfg, ns.external)
 	if err != nil {
 		return nil, err

@@ -16,6 +16,7 @@ import (
 
 	"github.com/rextio/rxeq/executor"
 	"github.com/rextio/rxeq/executor/builtin"
+	"github.com/rextio/rxeq/external"
 	"github.com/rextio/rxeq/harness"
 	"github.com/rextio/rxeq/native"
 	"github.com/rextio/rxeq/reports"
@@ -180,8 +181,8 @@ func (rf runFlags) options() (harness.Options, error) {
 	// "native timed out after …", and an external executor's kills and
 	// restarts it: the case timeout gets a grace period on top.
 	cfg := builtin.Config{Mode: mode, CompileTimeout: rf.compileTimeout, TorchThreads: rf.torchThreads,
-		Isolate: rf.isolate, CallTimeout: rf.timeout}.FromEnv(os.Getenv)
-	sel, err := builtin.Select(nil, cfg, rf.external)
+		Isolate: rf.isolate, CallTimeout: rf.timeout, Version: version}.FromEnv(os.Getenv)
+	sel, err := builtin.Select(runNames(opts.Backends, rf.external), cfg, rf.external)
 	if err != nil {
 		return opts, err
 	}
@@ -196,6 +197,27 @@ func (rf runFlags) options() (harness.Options, error) {
 		opts.CaseTimeout = rf.timeout + isolateGrace
 	}
 	return opts, nil
+}
+
+// runNames are the executors rxeq run builds: the defaults and the
+// external ones (nil, Select's own default, when --backend names no other
+// built-in executor), plus each built-in executor --backend names outside
+// the defaults (pytorch, torchscript, numpy).
+func runNames(backends []executor.Name, externals []external.Options) []executor.Name {
+	var extra []executor.Name
+	for _, b := range backends {
+		if builtin.IsBuiltin(b) && b != executor.Oracle && !slices.Contains(builtin.DefaultNames(), b) && !slices.Contains(extra, b) {
+			extra = append(extra, b)
+		}
+	}
+	if len(extra) == 0 {
+		return nil
+	}
+	names := builtin.DefaultNames()
+	for _, o := range externals {
+		names = append(names, executor.Name(o.Name))
+	}
+	return append(names, extra...)
 }
 
 func splitList(s string) []string {

@@ -35,6 +35,7 @@ import (
 	"github.com/rextio/rxeq/native"
 	"github.com/rextio/rxeq/native/runtime"
 	"github.com/rextio/rxeq/oracle"
+	"github.com/rextio/rxeq/pyexport"
 )
 
 // ErrUnknown is wrapped by Select's error for a name that is neither
@@ -87,6 +88,12 @@ type Config struct {
 	// Worker is the argv of isolated workers (nil: this binary's
 	// `rxeq worker`, isolate.Executor's default).
 	Worker []string
+	// Python is the interpreter of the generated-code executors pytorch,
+	// torchscript and numpy ("": pyexport.DefaultPython, Debian's
+	// /usr/bin/python3).
+	Python string
+	// Version is rxeq's version, written into generated modules' headers.
+	Version string
 }
 
 // The environment variables FromEnv reads.
@@ -98,13 +105,15 @@ const (
 	EnvProgramCC    = "RXEQ_PROGRAM_CC"
 	EnvISA          = "RXEQ_NATIVE_ISA"
 	EnvTorchRoot    = "RXEQ_TORCH_ROOT"
+	EnvPython       = "RXEQ_PYTHON"
 )
 
 // FromEnv returns c with every compiler and cache setting it leaves empty
 // read from the environment through getenv (os.Getenv): CC from $CC, CXX
 // from $CXX, CacheDir from $RXEQ_CACHE, RuntimeCacheDir from
 // $RXEQ_RUNTIME_CACHE, ProgramCC from $RXEQ_PROGRAM_CC, ISA from
-// $RXEQ_NATIVE_ISA and TorchRoot from $RXEQ_TORCH_ROOT. It is the one
+// $RXEQ_NATIVE_ISA, TorchRoot from $RXEQ_TORCH_ROOT and Python from
+// $RXEQ_PYTHON. It is the one
 // place the executors' environment is read; the rxeq command and the
 // runner's default executors (harness.Options with no Executors) apply it,
 // and a library user calls it to honour the same variables.
@@ -121,6 +130,7 @@ func (c Config) FromEnv(getenv func(string) string) Config {
 	fill(&c.ProgramCC, EnvProgramCC)
 	fill(&c.ISA, EnvISA)
 	fill(&c.TorchRoot, EnvTorchRoot)
+	fill(&c.Python, EnvPython)
 	return c
 }
 
@@ -151,7 +161,29 @@ func registry() []entry {
 		{executor.Fallback, func(Config) executor.Executor { return fallback.Executor{} }, nil},
 		{executor.Native, compiled(executor.Native), func(Config) error { return native.Available() }},
 		{executor.Torch, compiled(executor.Torch), availableTorch},
+		{executor.PyTorch, generated(executor.PyTorch), availablePython(executor.PyTorch)},
+		{executor.TorchScript, generated(executor.TorchScript), availablePython(executor.TorchScript)},
+		{executor.NumPy, generated(executor.NumPy), availablePython(executor.NumPy)},
 	}
+}
+
+// generated builds a generated-code executor (pytorch, torchscript,
+// numpy): the program exported as Python and run in a long-lived Python
+// process over rxeq.executor/v1.
+func generated(name executor.Name) func(Config) executor.Executor {
+	return func(c Config) executor.Executor {
+		e, err := pyexport.NewExecutor(name, pyexport.ExecutorOptions{Python: c.Python, Timeout: c.CallTimeout, Version: c.Version})
+		if err != nil {
+			panic(err) // the names are pyexport's own: a bug
+		}
+		return e
+	}
+}
+
+// availablePython is why a generated-code executor cannot run: the
+// interpreter (c.Python) is missing or lacks the framework.
+func availablePython(name executor.Name) func(Config) error {
+	return func(c Config) error { return pyexport.Available(name, c.Python) }
 }
 
 // compiled builds the native or torch executor, in process or in workers.

@@ -47,10 +47,10 @@ def log_softmax(x, axis):
 
 
 def score_linear(x, w, b):
-    "score_linear(x [B][32]float32, w [32][8]float32, b [8]float32) (logits [B][8]float32, probs [B][8]float32, classes [B]int64), ../scenarios/reference.rx:26:1"
+    "score_linear(x [B][32]float32, w [32][8]float32, b [8]float32) (logits [B][8]float32, probs [B][8]float32, classes [B]int64), scenarios/reference.rx:26:1"
     logits = x @ w + b
     for round_idx in range(4):
-        if checked_rem(round_idx, 2, "score_linear", "round_idx", "../scenarios/reference.rx:35:6") == 0:
+        if checked_rem(round_idx, 2, "score_linear", "round_idx", "scenarios/reference.rx:35:6") == 0:
             logits = logits * 0.5
         else:
             logits = np.tanh(logits)
@@ -60,10 +60,10 @@ def score_linear(x, w, b):
 
 
 def score_mlp(x, w1, b1, w2, b2):
-    "score_mlp(x [B][32]float32, w1 [32][32]float32, b1 [32]float32, w2 [32][8]float32, b2 [8]float32) (logits [B][8]float32, probs [B][8]float32, classes [B]int64), ../scenarios/reference.rx:48:1"
+    "score_mlp(x [B][32]float32, w1 [32][32]float32, b1 [32]float32, w2 [32][8]float32, b2 [8]float32) (logits [B][8]float32, probs [B][8]float32, classes [B]int64), scenarios/reference.rx:48:1"
     hidden = np.tanh(x @ w1.T + b1)
     for round_idx in range(4):
-        if checked_rem(round_idx, 2, "score_mlp", "round_idx", "../scenarios/reference.rx:57:6") == 0:
+        if checked_rem(round_idx, 2, "score_mlp", "round_idx", "scenarios/reference.rx:57:6") == 0:
             hidden = hidden * 0.75
         else:
             hidden = np.tanh(hidden)
@@ -74,11 +74,11 @@ def score_mlp(x, w1, b1, w2, b2):
 
 
 def score_pipeline(x, mean, scale, w1, b1, w2, b2, phase):
-    "score_pipeline(x [B][32]float32, mean [32]float32, scale [32]float32, w1 [32][32]float32, b1 [32]float32, w2 [32][8]float32, b2 [8]float32, phase int64) (logits [B][8]float32, probs [B][8]float32, classes [B]int64), ../scenarios/reference.rx:72:1"
+    "score_pipeline(x [B][32]float32, mean [32]float32, scale [32]float32, w1 [32][32]float32, b1 [32]float32, w2 [32][8]float32, b2 [8]float32, phase int64) (logits [B][8]float32, probs [B][8]float32, classes [B]int64), scenarios/reference.rx:72:1"
     xn = (x - mean) / scale
     hidden = xn @ w1.T + b1
     for round_idx in range(4):
-        if checked_rem(i64(round_idx + phase), 2, "score_pipeline", "round_idx + phase", "../scenarios/reference.rx:86:6") == 0:
+        if checked_rem(i64(round_idx + phase), 2, "score_pipeline", "round_idx + phase", "scenarios/reference.rx:86:6") == 0:
             hidden = np.maximum(hidden, 0)
         else:
             hidden = np.tanh(hidden)

@@ -42,10 +42,10 @@ def checked_div(a: int, b: int, func: str, lhs: str, pos: str) -> int:
 
 
 def score_linear(x: torch.Tensor, w: torch.Tensor, b: torch.Tensor) -> Tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-    "score_linear(x [B][32]float32, w [32][8]float32, b [8]float32) (logits [B][8]float32, probs [B][8]float32, classes [B]int64), ../scenarios/reference.rx:26:1"
+    "score_linear(x [B][32]float32, w [32][8]float32, b [8]float32) (logits [B][8]float32, probs [B][8]float32, classes [B]int64), scenarios/reference.rx:26:1"
     logits = x @ w + b
     for round_idx in range(4):
-        if checked_rem(round_idx, 2, "score_linear", "round_idx", "../scenarios/reference.rx:35:6") == 0:
+        if checked_rem(round_idx, 2, "score_linear", "round_idx", "scenarios/reference.rx:35:6") == 0:
             logits = logits * 0.5
         else:
             logits = torch.tanh(logits)
@@ -55,10 +55,10 @@ def score_linear(x: torch.Tensor, w: torch.Tensor, b: torch.Tensor) -> Tuple[tor
 
 
 def score_mlp(x: torch.Tensor, w1: torch.Tensor, b1: torch.Tensor, w2: torch.Tensor, b2: torch.Tensor) -> Tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-    "score_mlp(x [B][32]float32, w1 [32][32]float32, b1 [32]float32, w2 [32][8]float32, b2 [8]float32) (logits [B][8]float32, probs [B][8]float32, classes [B]int64), ../scenarios/reference.rx:48:1"
+    "score_mlp(x [B][32]float32, w1 [32][32]float32, b1 [32]float32, w2 [32][8]float32, b2 [8]float32) (logits [B][8]float32, probs [B][8]float32, classes [B]int64), scenarios/reference.rx:48:1"
     hidden = torch.tanh(x @ w1.T + b1)
     for round_idx in range(4):
-        if checked_rem(round_idx, 2, "score_mlp", "round_idx", "../scenarios/reference.rx:57:6") == 0:
+        if checked_rem(round_idx, 2, "score_mlp", "round_idx", "scenarios/reference.rx:57:6") == 0:
             hidden = hidden * 0.75
         else:
             hidden = torch.tanh(hidden)
@@ -69,11 +69,11 @@ def score_mlp(x: torch.Tensor, w1: torch.Tensor, b1: torch.Tensor, w2: torch.Ten
 
 
 def score_pipeline(x: torch.Tensor, mean: torch.Tensor, scale: torch.Tensor, w1: torch.Tensor, b1: torch.Tensor, w2: torch.Tensor, b2: torch.Tensor, phase: int) -> Tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-    "score_pipeline(x [B][32]float32, mean [32]float32, scale [32]float32, w1 [32][32]float32, b1 [32]float32, w2 [32][8]float32, b2 [8]float32, phase int64) (logits [B][8]float32, probs [B][8]float32, classes [B]int64), ../scenarios/reference.rx:72:1"
+    "score_pipeline(x [B][32]float32, mean [32]float32, scale [32]float32, w1 [32][32]float32, b1 [32]float32, w2 [32][8]float32, b2 [8]float32, phase int64) (logits [B][8]float32, probs [B][8]float32, classes [B]int64), scenarios/reference.rx:72:1"
     xn = (x - mean) / scale
     hidden = xn @ w1.T + b1
     for round_idx in range(4):
-        if checked_rem(i64(round_idx + phase), 2, "score_pipeline", "round_idx + phase", "../scenarios/reference.rx:86:6") == 0:
+        if checked_rem(i64(round_idx + phase), 2, "score_pipeline", "round_idx + phase", "scenarios/reference.rx:86:6") == 0:
             hidden = torch.relu(hidden)
         else:
             hidden = torch.tanh(hidden)
