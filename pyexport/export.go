@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"slices"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -219,13 +221,27 @@ const (
 // a float literal its value (written as a Python float or as a tensor
 // depending on where it is used).
 type expr struct {
-	text string
-	prec int
-	lit  bool
-	f    float64
+	text  string
+	prec  int
+	lit   bool
+	f     float64
+	reads []int // the variables (non-temps) the expression reads, by value ID
 }
 
 func atom(s string) expr { return expr{text: s, prec: precAtom} }
+
+// readsOf is the union of the variables read by xs.
+func readsOf(xs ...expr) []int {
+	var out []int
+	for _, x := range xs {
+		for _, id := range x.reads {
+			if !slices.Contains(out, id) {
+				out = append(out, id)
+			}
+		}
+	}
+	return out
+}
 
 // paren returns e's text, parenthesised when its precedence is below min.
 func (e expr) paren(min int) string {
@@ -252,6 +268,9 @@ type fnEmitter struct {
 	pending map[int]expr   // temps to inline at their one use
 	bound   map[int]float64
 	loopOf  map[int]*ir.For // loop index -> its loop
+	// lastArgs are the operands of the op compute built last (their reads
+	// become the result's).
+	lastArgs []expr
 }
 
 // fail aborts the export of a function with an error (recovered in
@@ -445,9 +464,7 @@ func (e *fnEmitter) block(list []ir.Instr) []stmt {
 					continue
 				}
 			}
-			if s, ok := e.op(in); ok {
-				out = append(out, s)
-			}
+			out = append(out, e.op(in)...)
 		case *ir.For:
 			count := e.use(in.Count)
 			idx := "_"
@@ -491,9 +508,9 @@ func (e *fnEmitter) shortCircuit(cp *ir.Op, br *ir.If) bool {
 	}
 	right := e.use(last.Args[0])
 	if and {
-		e.pending[cp.Dst.ID] = expr{text: left.paren(precAnd) + " and " + right.paren(precAnd+1), prec: precAnd}
+		e.pending[cp.Dst.ID] = expr{text: left.paren(precAnd) + " and " + right.paren(precAnd+1), prec: precAnd, reads: readsOf(left, right)}
 	} else {
-		e.pending[cp.Dst.ID] = expr{text: left.paren(precOr) + " or " + right.paren(precOr+1), prec: precOr}
+		e.pending[cp.Dst.ID] = expr{text: left.paren(precOr) + " or " + right.paren(precOr+1), prec: precOr, reads: readsOf(left, right)}
 	}
 	return true
 }
@@ -505,39 +522,71 @@ func (e *fnEmitter) use(v *ir.Value) expr {
 		return x
 	}
 	if n, ok := e.names[v.ID]; ok {
-		return atom(n)
+		x := atom(n)
+		if v.Kind != ir.Temp {
+			x.reads = []int{v.ID}
+		}
+		return x
 	}
 	fail("%s: value %s is read before it is written", e.f.Name, v.Ref())
 	return expr{}
 }
 
-// op turns one operation into a statement, or records it for inlining.
-func (e *fnEmitter) op(in *ir.Op) (stmt, bool) {
+// op turns one operation into statements, or records it for inlining.
+// Before a variable is written, every pending expression that reads it
+// is written to a temp variable: `return b, a` must read both before
+// either result is stored.
+func (e *fnEmitter) op(in *ir.Op) []stmt {
+	var x expr
 	if in.Kind == ir.Copy {
-		x := e.use(in.Args[0])
+		x = e.use(in.Args[0])
 		if in.Dst.Kind == ir.Temp {
 			return e.define(in, x, in.Args[0].Kind == ir.Temp)
 		}
-		e.bound[in.Dst.ID] = huge
-		return stmt{line: e.names[in.Dst.ID] + " = " + e.standalone(x, in.Dst.Type).text}, true
+		x = e.standalone(x, in.Dst.Type)
+	} else {
+		x = e.compute(in)
+		x.reads = readsOf(append([]expr{x}, e.lastArgs...)...)
+		if in.Dst.Kind == ir.Temp {
+			return e.define(in, x, true)
+		}
 	}
-	x := e.compute(in)
-	if in.Dst.Kind != ir.Temp {
-		return stmt{line: e.names[in.Dst.ID] + " = " + x.text}, true
+	e.bound[in.Dst.ID] = huge
+	out := e.flushReaders(in.Dst.ID)
+	return append(out, stmt{line: e.names[in.Dst.ID] + " = " + x.text})
+}
+
+// flushReaders writes each pending expression that reads variable id to
+// a temp variable, in the order they were defined.
+func (e *fnEmitter) flushReaders(id int) []stmt {
+	var ids []int
+	for tid, x := range e.pending {
+		if slices.Contains(x.reads, id) {
+			ids = append(ids, tid)
+		}
 	}
-	return e.define(in, x, true)
+	sort.Ints(ids)
+	var out []stmt
+	for _, tid := range ids {
+		x := e.pending[tid]
+		delete(e.pending, tid)
+		name := fmt.Sprintf("_t%d", tid)
+		e.names[tid] = name
+		out = append(out, stmt{line: name + " = " + e.standaloneLit(x).text})
+	}
+	return out
 }
 
 // define records a temp's expression for inlining when it is read once
 // (and may move to its reader), or writes it to a fresh variable.
-func (e *fnEmitter) define(in *ir.Op, x expr, movable bool) (stmt, bool) {
+func (e *fnEmitter) define(in *ir.Op, x expr, movable bool) []stmt {
 	if movable && e.uses[in.Dst.ID] == 1 {
 		e.pending[in.Dst.ID] = x
-		return stmt{}, false
+		return nil
 	}
 	name := fmt.Sprintf("_t%d", in.Dst.ID)
 	e.names[in.Dst.ID] = name
-	return stmt{line: name + " = " + e.standalone(x, in.Dst.Type).text}, true
+	return []stmt{{line: name + " = " + e.standaloneLit(x).text}}
 }
 
 const huge = 1e30
@@ -562,7 +611,9 @@ func floatText(f float64) expr {
 
 // standalone writes x where it stands alone as a value of type t: a float
 // literal becomes a tensor (a float32 scalar).
-func (e *fnEmitter) standalone(x expr, t ir.Type) expr {
+func (e *fnEmitter) standalone(x expr, _ ir.Type) expr { return e.standaloneLit(x) }
+
+func (e *fnEmitter) standaloneLit(x expr) expr {
 	if !x.lit {
 		return x
 	}
@@ -615,6 +666,7 @@ func (e *fnEmitter) compute(in *ir.Op) expr {
 	for i, a := range in.Args {
 		args[i] = e.use(a)
 	}
+	e.lastArgs = args
 	torch := e.format == Torch
 	rank := func(i int) int { return in.Args[i].Type.Rank() }
 	switch in.Kind {
