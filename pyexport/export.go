@@ -282,7 +282,7 @@ type stmt struct {
 type fnEmitter struct {
 	f       *ir.Func
 	format  Format
-	float   string // np.float32 or np.float64
+	float   string         // np.float32 or np.float64
 	names   map[int]string // values held in Python variables
 	uses    map[int]int    // reads of each value
 	pending map[int]expr   // temps to inline at their one use
