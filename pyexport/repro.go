@@ -111,7 +111,7 @@ func stripHeader(s string) string {
 	return strings.TrimLeft(s, "\n")
 }
 
-// tripleQuoted escapes s for a ”'…”' literal: backslashes and quotes.
+// tripleQuoted escapes s for a triple-quoted Python literal: backslashes and quotes.
 func tripleQuoted(s string) string {
 	s = strings.ReplaceAll(s, `\`, `\\`)
 	return strings.ReplaceAll(s, `'`, `\'`)

@@ -19,26 +19,32 @@ def i64(v: int) -> int:
 
 def checked_rem(a: int, b: int, func: str, lhs: str, pos: str) -> int:
     """a % b with Go's semantics (the sign of a); b == 0 raises rxeq's error."""
+    # The division sits in an else branch: TorchScript folds a // b with
+    # constant operands even behind a raise, and 7 // 0 is a SIGFPE.
     if b == 0:
         raise ZeroDivisionError(func + ": CheckedRem: division by zero (" + lhs + "=" + str(a) + ") at " + pos)
-    if b == -1:
+    elif b == -1:
         return 0
-    q = a // b  # not a % b: TorchScript 1.13's int % overflows for large b (1 % (2**63 - 1) is -2**63)
-    if q < 0 and q * b != a:
-        q += 1
-    return a - q * b
+    else:
+        q = a // b  # not a % b: TorchScript 1.13's int % overflows for large b (1 % (2**63 - 1) is -2**63)
+        if q < 0 and q * b != a:
+            q += 1
+        return a - q * b
 
 
 def checked_div(a: int, b: int, func: str, lhs: str, pos: str) -> int:
     """a / b truncated toward zero (Go's); b == 0 and MinInt64 / -1 raise rxeq's errors."""
     if b == 0:
         raise ZeroDivisionError(func + ": CheckedDiv: division by zero (" + lhs + "=" + str(a) + ") at " + pos)
-    if b == -1 and a == -9223372036854775807 - 1:
-        raise OverflowError(func + ": CheckedDiv: integer overflow (" + lhs + "=" + str(a) + ", divisor -1) at " + pos)
-    q = a // b
-    if q < 0 and q * b != a:
-        q += 1
-    return q
+    elif b == -1:
+        if a == -9223372036854775807 - 1:
+            raise OverflowError(func + ": CheckedDiv: integer overflow (" + lhs + "=" + str(a) + ", divisor -1) at " + pos)
+        return -a
+    else:
+        q = a // b
+        if q < 0 and q * b != a:
+            q += 1
+        return q
 
 
 def score_linear(x: torch.Tensor, w: torch.Tensor, b: torch.Tensor) -> Tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
