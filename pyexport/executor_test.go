@@ -97,6 +97,26 @@ func g(x [B]float32, d int64) (y [B]float32) {
 		}
 	})
 
+	It("report PyTorch's relu(-0) = -0 (a framework difference, docs/python.md): 1 / Relu(-0) fails on pytorch and torchscript, passes on numpy", func() {
+		needPython("numpy", "torch")
+		f, _ := load("testdata/relu_negzero.rx")
+		sel, err := builtin.Select([]executor.Name{executor.PyTorch, executor.TorchScript, executor.NumPy}, builtin.Config{}, nil)
+		Expect(err).NotTo(HaveOccurred())
+		DeferCleanup(sel.Close)
+		res, err := harness.Run(context.Background(), []*program.File{f}, harness.Options{Executors: sel.Executors,
+			Backends: []executor.Name{executor.PyTorch, executor.TorchScript, executor.NumPy}})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(res.Cases).To(HaveLen(3))
+		for _, c := range res.Cases {
+			if c.Executor == executor.NumPy {
+				Expect(c.Status).To(Equal(harness.StatusPass), c.Message)
+				continue
+			}
+			Expect(c.Status).To(Equal(harness.StatusFail), c.Name())
+			Expect(c.Message).To(ContainSubstring("want +Inf got -Inf"))
+		}
+	})
+
 	It("are unavailable, with the reason, when the interpreter lacks the framework or is missing", func() {
 		err := pyexport.Available(executor.PyTorch, "/nonexistent/python3")
 		Expect(errors.Is(err, pyexport.ErrUnavailable)).To(BeTrue())

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -46,5 +47,27 @@ print("ok")
 `, dir).CombinedOutput()
 		Expect(err).NotTo(HaveOccurred(), string(out))
 		Expect(string(out)).To(Equal("ok\n"))
+	})
+})
+
+var _ = Describe("rxeq run --dump with the generated-code executors", Label("e2e", "python"), func() {
+	It("writes a repro.py beside the .npy files of a failing case, which exits 1 while the discrepancy reproduces", func() {
+		if exec.Command("/usr/bin/python3", "-c", "import numpy, torch").Run() != nil {
+			Skip("python3-numpy or python3-torch is not installed; ci/setup.sh installs them")
+		}
+		dir := GinkgoT().TempDir()
+		code, stdout, stderr := rxeq("run", "--backend", "pytorch,numpy", "--dump", dir, "../../pyexport/testdata/relu_negzero.rx")
+		Expect(code).To(Equal(exitFail), stdout+stderr)
+		caseDir := filepath.Join(dir, "relu-negzero", "f", "b2")
+		Expect(filepath.Join(caseDir, "inputs", "x.npy")).To(BeAnExistingFile())
+		Expect(filepath.Join(caseDir, "repro_numpy.py")).NotTo(BeAnExistingFile())
+		repro := filepath.Join(caseDir, "repro_pytorch.py")
+		Expect(repro).To(BeAnExistingFile())
+		out, err := exec.Command("/usr/bin/python3", "-B", repro).CombinedOutput()
+		var ee *exec.ExitError
+		Expect(errors.As(err, &ee)).To(BeTrue(), string(out))
+		Expect(ee.ExitCode()).To(Equal(1))
+		Expect(string(out)).To(ContainSubstring("want inf got -inf"))
+		Expect(string(out)).To(ContainSubstring("REPRODUCED"))
 	})
 })

@@ -19,6 +19,8 @@ import (
 	"github.com/rextio/rxeq/external"
 	"github.com/rextio/rxeq/harness"
 	"github.com/rextio/rxeq/native"
+	"github.com/rextio/rxeq/program"
+	"github.com/rextio/rxeq/pyexport"
 	"github.com/rextio/rxeq/reports"
 )
 
@@ -111,7 +113,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	printTable(stdout, res)
 	printFailures(stdout, res)
 	printSummary(stdout, res)
-	if werr := writeReports(res, rf, opts, groups); werr != nil {
+	if werr := writeReports(res, rf, opts, groups, files); werr != nil {
 		fmt.Fprintf(stderr, "rxeq run: %v\n", werr)
 		return exitFail
 	}
@@ -218,6 +220,43 @@ func runNames(backends []executor.Name, externals []external.Options) []executor
 		names = append(names, executor.Name(o.Name))
 	}
 	return append(names, extra...)
+}
+
+// reproFiles writes a repro.py (pyexport.Repro) for each generated-code
+// executor (pytorch, torchscript, numpy) whose case of group g failed or
+// errored: repro_EXECUTOR.py, beside the case's .npy files.
+func reproFiles(res *harness.Result, g harness.GroupTensors, files []*program.File) map[string][]byte {
+	var out map[string][]byte
+	for _, c := range res.Cases {
+		if c.Scenario != g.Scenario || c.Function != g.Function || c.Batch != g.Batch ||
+			(c.Status != harness.StatusFail && c.Status != harness.StatusError) {
+			continue
+		}
+		if _, ok := pyexport.FormatOf(c.Executor); !ok {
+			continue
+		}
+		i := slices.IndexFunc(files, func(f *program.File) bool { return f.ScenarioName() == c.Scenario })
+		if i < 0 {
+			continue
+		}
+		p, err := program.Lower(files[i])
+		if err != nil {
+			continue
+		}
+		o := pyexport.ReproOptions{Executor: c.Executor, Func: c.Function, Inputs: g.Inputs, Source: files[i].Name, Version: version}
+		for _, t := range c.Tolerances {
+			o.RTol, o.ATol = max(o.RTol, t.RTol), max(o.ATol, t.ATol)
+		}
+		b, err := pyexport.Repro(p, o)
+		if err != nil {
+			continue
+		}
+		if out == nil {
+			out = map[string][]byte{}
+		}
+		out["repro_"+string(c.Executor)+".py"] = b
+	}
+	return out
 }
 
 func splitList(s string) []string {
@@ -426,7 +465,7 @@ func indent(s string) string {
 
 // writeReports writes the JSON and JUnit reports and the dump, each only
 // when asked for.
-func writeReports(res *harness.Result, rf runFlags, opts harness.Options, groups []harness.GroupTensors) error {
+func writeReports(res *harness.Result, rf runFlags, opts harness.Options, groups []harness.GroupTensors, files []*program.File) error {
 	var seed uint64
 	if opts.Seed != nil {
 		seed = *opts.Seed
@@ -467,7 +506,8 @@ func writeReports(res *harness.Result, rf runFlags, opts harness.Options, groups
 	})
 	cases := make([]reports.DumpCase, len(groups))
 	for i, g := range groups {
-		cases[i] = reports.DumpCase{Name: fmt.Sprintf("%s/%s/b%d", g.Scenario, g.Function, g.Batch), Inputs: g.Inputs, Outputs: g.Outputs, Errors: g.Errors}
+		cases[i] = reports.DumpCase{Name: fmt.Sprintf("%s/%s/b%d", g.Scenario, g.Function, g.Batch), Inputs: g.Inputs, Outputs: g.Outputs, Errors: g.Errors,
+			Files: reproFiles(res, g, files)}
 	}
 	return reports.WriteDump(rf.dump, cases)
 }
