@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"go/printer"
 	"hash/crc32"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -279,6 +280,7 @@ func (e *Executor) Prepare(ctx context.Context, f *program.File, p *ir.Program) 
 	err := e.call(ctx, callName(ctx, "preparing "+f.Name), func(ctx context.Context, proc *extProc) error {
 		ep.served = proc.hello.Functions
 		ep.unserved = proc.prepared[msg.Program]
+		ep.versions = versionText(proc.hello.Versions)
 		return nil
 	}, msg.Program)
 	if err != nil {
@@ -470,7 +472,22 @@ type prepared struct {
 	// every function; unserved gives reasons.
 	served   []string
 	unserved map[string]string
+	versions string // from the hello's versions: "numpy 1.24.2, python 3.11.2"
 	closed   sync.Once
+}
+
+// Framework returns the versions the executor's hello named ("numpy
+// 1.24.2, python 3.11.2, torch 1.13.0"), "" when it named none
+// (executor.FrameworkReporter).
+func (p *prepared) Framework() string { return p.versions }
+
+// versionText prints a hello's versions sorted by name.
+func versionText(v map[string]string) string {
+	parts := make([]string, 0, len(v))
+	for _, k := range slices.Sorted(maps.Keys(v)) {
+		parts = append(parts, k+" "+v[k])
+	}
+	return strings.Join(parts, ", ")
 }
 
 // Serves reports whether the executor serves fn, and if not, why.

@@ -129,6 +129,9 @@ type inMsg struct {
 	// every function, decided per program), decoded into Functions.
 	FunctionsRaw json.RawMessage `json:"functions"`
 	Functions    []string        `json:"-"`
+	// Versions (optional, informative) names the software behind the
+	// executor: {"python": "3.11.2", "torch": "1.13.0"}.
+	Versions map[string]string `json:"versions"`
 
 	// ready
 	Unserved map[string]string `json:"unserved"`

@@ -48,6 +48,16 @@ var _ = Describe("the generated-code executors", Label("python", "slow"), func()
 		Expect(errs[executor.PyTorch]).To(BeNumerically(">", 0))
 		Expect(errs[executor.TorchScript]).To(Equal(errs[executor.PyTorch]))
 		Expect(errs[executor.NumPy]).To(Equal(errs[executor.PyTorch]))
+		// The preparations name the versions the Python side runs.
+		for _, pr := range res.Preparations {
+			if pr.Executor == executor.Oracle {
+				continue
+			}
+			Expect(pr.Framework).To(MatchRegexp(`^numpy \d[^,]*, python 3\.`), string(pr.Executor))
+			if pr.Executor != executor.NumPy {
+				Expect(pr.Framework).To(MatchRegexp(`, torch \d`), string(pr.Executor))
+			}
+		}
 	})
 
 	It("fail a TorchScript-checked division by zero with rxeq's error, not a SIGFPE", func() {

@@ -4,7 +4,9 @@ import (
 	"encoding/xml"
 	"fmt"
 	"io"
+	"maps"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -186,6 +188,9 @@ func properties(r *Report, scenario string) []junitProperty {
 	}
 	if r.Framework != "" {
 		props = append(props, junitProperty{"framework", r.Framework})
+	}
+	for _, name := range slices.Sorted(maps.Keys(r.Frameworks)) {
+		props = append(props, junitProperty{"framework." + name, r.Frameworks[name]})
 	}
 	for _, u := range r.Unavailable {
 		props = append(props, junitProperty{"unavailable." + u.Executor, u.Reason})

@@ -33,6 +33,10 @@ type Report struct {
 	// Framework is the version of the framework behind the torch
 	// executor ("libtorch 1.13.0 (…)"), when it ran.
 	Framework string `json:"framework,omitempty"`
+	// Frameworks are the versions behind each executor that reported
+	// them, by executor name: {"torch": "libtorch 1.13.0 (…)",
+	// "pytorch": "numpy 1.24.2, python 3.11.2, torch 1.13.0"}.
+	Frameworks map[string]string `json:"frameworks,omitempty"`
 	// Unavailable lists default executors that did not run because this
 	// machine cannot run them (torch without libtorch), with the reason.
 	Unavailable []Unavailable `json:"unavailable,omitempty"`
