@@ -23,6 +23,13 @@ import (
 //go:embed serve.py
 var serveScript string
 
+// serveEnv carries serveScript to the interpreter, which serveBootstrap
+// runs.
+const (
+	serveEnv       = "RXEQ_SERVE_PY"
+	serveBootstrap = `import os; exec(compile(os.environ.pop("RXEQ_SERVE_PY"), "rxeq-serve.py", "exec"))`
+)
+
 // DefaultPython is the interpreter of the generated-code executors when
 // none is named: Debian's, which python3-torch and python3-numpy install
 // into (a python3 first on PATH, from pyenv or a virtualenv, may lack them).
@@ -73,10 +80,12 @@ func NewExecutor(name executor.Name, opts ExecutorOptions) (*external.Executor, 
 	}
 	version := opts.Version
 	return external.New(external.Options{
-		Name:    string(name),
-		Command: []string{python, "-c", serveScript, string(name)},
+		Name: string(name),
+		// The server's text travels in the environment, so that the
+		// command rxeq shows in messages stays one line.
+		Command: []string{python, "-c", serveBootstrap, string(name)},
 		Env: []string{"OMP_NUM_THREADS=1", "OPENBLAS_NUM_THREADS=1", "MKL_NUM_THREADS=1",
-			"PYTHONDONTWRITEBYTECODE=1", "PYTHONIOENCODING=utf-8"},
+			"PYTHONDONTWRITEBYTECODE=1", "PYTHONIOENCODING=utf-8", serveEnv + "=" + serveScript},
 		Timeout: opts.Timeout,
 		Generate: func(f *program.File, p *ir.Program) (*external.Module, error) {
 			m, err := Export(p, Options{Format: format, Source: f.Name, Version: version})

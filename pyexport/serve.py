@@ -1,6 +1,6 @@
 """rxeq's server for generated Python modules (rxeq.executor/v1).
 
-rxeq runs this with ``python3 -c <this file> MODE`` (MODE: pytorch,
+rxeq runs this with ``python3 -c BOOTSTRAP MODE``, the text in $RXEQ_SERVE_PY (MODE: pytorch,
 torchscript or numpy) for its built-in executors of the same names. Each
 prepare message carries the program exported by rxeq (the optional
 ``module`` field, docs/executor-protocol.md); the module is compiled in
