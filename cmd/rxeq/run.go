@@ -55,7 +55,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&rf.junit, "junit", "", "write the JUnit XML report to `FILE`")
 	fs.StringVar(&rf.dump, "dump", "", "write every case's inputs and outputs as .npy files with a manifest.json under `DIR`")
 	fs.StringVar(&rf.inputs, "inputs", "", "read each parameter from a .npy file under `DIR` instead of generating it (see docs/inputs.md)")
-	fs.StringVar(&rf.backends, "backend", "", "comma-separated executors to report: oracle, fallback, native, torch and --executor names (default all; torch when libtorch is installed)")
+	fs.StringVar(&rf.backends, "backend", "", "comma-separated executors to report: oracle, fallback, native, torch, pytorch, torchscript, numpy and --executor names (default oracle, fallback, native and, when libtorch is installed, torch)")
 	fs.StringVar(&rf.backends, "executors", "", "the same as --backend (the name rxeq fuzz and reduce use)")
 	fs.StringVar(&rf.batches, "batch", "", "comma-separated batch sizes replacing each scenario's //rx:batches")
 	fs.StringVar(&rf.seed, "seed", "", "seed replacing each scenario's //rx:seed")
