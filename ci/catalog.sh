@@ -26,11 +26,19 @@ echo "reports: $out/report.json $out/junit.xml"
 # fallback, native and the two Python examples, external executors over
 # rxeq.executor/v1 on Debian's python3 with NumPy and PyTorch.
 "$out/rxeq" run --json "$out/python-report.json" --junit "$out/python-junit.xml" \
-  --executor numpy='/usr/bin/python3 python/rxeq_executor.py examples/python/numpy_scoring.py' \
-  --executor pytorch='/usr/bin/python3 python/rxeq_executor.py examples/python/torch_scoring.py' \
+  --executor author-numpy='/usr/bin/python3 python/rxeq_executor.py examples/python/numpy_scoring.py' \
+  --executor author-torch='/usr/bin/python3 python/rxeq_executor.py examples/python/torch_scoring.py' \
   scenarios/reference.rx scenarios/error.rx
 xmllint --noout --schema reports/testdata/junit-10.xsd "$out/python-junit.xml"
 if grep -q '"status": *"skip"' "$out/python-report.json"; then
   echo "a Python example did not serve a function of the reference scenario"; exit 1
 fi
 echo "reports: $out/python-report.json $out/python-junit.xml"
+
+# The whole catalog (edge scenarios included) as generated Python: the
+# program exported as a PyTorch module run eagerly and through
+# torch.jit.script, and as a NumPy module (docs/python.md). Named
+# explicitly, so a missing python3-torch fails here instead of passing.
+"$out/rxeq" run --backend pytorch,torchscript,numpy --json "$out/generated-report.json" --junit "$out/generated-junit.xml"
+xmllint --noout --schema reports/testdata/junit-10.xsd "$out/generated-junit.xml"
+echo "reports: $out/generated-report.json $out/generated-junit.xml"

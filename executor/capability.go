@@ -138,6 +138,15 @@ type Built interface {
 	Info() BuildInfo
 }
 
+// FrameworkReporter is implemented by a Prepared program run by another
+// framework that can say which versions it runs on (an external
+// executor whose hello names them: the pytorch, torchscript and numpy
+// executors say "numpy 1.24.2, python 3.11.2, torch 1.13.0"). The runner
+// records it with the preparation and the reports show it.
+type FrameworkReporter interface {
+	Framework() string
+}
+
 // Close closes e when it holds resources of its own (an io.Closer, such as
 // an external executor's process), and does nothing otherwise.
 func Close(e Executor) error {

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"go/printer"
 	"hash/crc32"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -87,6 +88,11 @@ type Options struct {
 	// prepare's function list, in run, and in what its hello serves. A
 	// function not in the map keeps its name.
 	Functions map[string]string
+	// Generate, when set, makes the code sent with every prepare message
+	// (its "module" field): rxeq's generated-code executors (pytorch,
+	// torchscript, numpy) send the program exported as Python this way.
+	// An error fails the Prepare with its text.
+	Generate func(f *program.File, p *ir.Program) (*Module, error)
 }
 
 // remote returns the executor's name for program function fn.
@@ -275,6 +281,13 @@ func (e *Executor) Prepare(ctx context.Context, f *program.File, p *ir.Program) 
 	for i := range msg.Functions {
 		msg.Functions[i].Name = e.opts.remote(msg.Functions[i].Name)
 	}
+	if e.opts.Generate != nil {
+		m, err := e.opts.Generate(f, p)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %s: %v", executor.ErrExecutor, e.Name(), err)
+		}
+		msg.Module = m
+	}
 	e.mu.Lock()
 	if e.closed {
 		e.mu.Unlock()
@@ -289,6 +302,7 @@ func (e *Executor) Prepare(ctx context.Context, f *program.File, p *ir.Program) 
 	err := e.call(ctx, callName(ctx, "preparing "+f.Name), func(ctx context.Context, proc *extProc) error {
 		ep.served = proc.hello.Functions
 		ep.unserved = proc.prepared[msg.Program]
+		ep.versions = versionText(proc.hello.Versions)
 		return nil
 	}, msg.Program)
 	if err != nil {
@@ -488,6 +502,7 @@ type prepared struct {
 	// every function; unserved gives reasons.
 	served   []string
 	unserved map[string]string
+	versions string // from the hello's versions: "numpy 1.24.2, python 3.11.2"
 	closed   sync.Once
 }
 
@@ -495,6 +510,20 @@ type prepared struct {
 // serves those by name: executor.ByName), or nil when its hello listed
 // none and it serves whatever program it is given.
 func (p *prepared) ServedByName() []string { return slices.Clone(p.served) }
+
+// Framework returns the versions the executor's hello named ("numpy
+// 1.24.2, python 3.11.2, torch 1.13.0"), "" when it named none
+// (executor.FrameworkReporter).
+func (p *prepared) Framework() string { return p.versions }
+
+// versionText prints a hello's versions sorted by name.
+func versionText(v map[string]string) string {
+	parts := make([]string, 0, len(v))
+	for _, k := range slices.Sorted(maps.Keys(v)) {
+		parts = append(parts, k+" "+v[k])
+	}
+	return strings.Join(parts, ", ")
+}
 
 // Serves reports whether the executor serves fn, and if not, why.
 func (p *prepared) serves(fn string) (bool, string) {

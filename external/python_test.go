@@ -77,8 +77,8 @@ var _ = Describe("the Python adapter", Label("python"), func() {
 				}
 			}
 		},
-		Entry("NumPy", "numpy", "../examples/python/numpy_scoring.py", "numpy"),
-		Entry("PyTorch eager", "pytorch", "../examples/python/torch_scoring.py", "numpy", "torch"),
+		Entry("NumPy", "author-numpy", "../examples/python/numpy_scoring.py", "numpy"),
+		Entry("PyTorch eager", "author-torch", "../examples/python/torch_scoring.py", "numpy", "torch"),
 	)
 
 	It("passes its own unit tests (Go's integer semantics, error texts, framing)", func() {

@@ -84,6 +84,20 @@ type prepareMsg struct {
 	Scenario  string     `json:"scenario"`
 	Source    string     `json:"source"`
 	Functions []wireFunc `json:"functions"`
+	// Module is the code rxeq generated for the program, sent only to an
+	// executor whose Options.Generate makes it (rxeq's generated-code
+	// executors); an optional v1 field, absent otherwise.
+	Module *Module `json:"module,omitempty"`
+}
+
+// Module is code rxeq generated from a program for an executor to run,
+// sent in the prepare message's optional "module" field: the format
+// ("torch", "numpy"), the module's source text, and the name of the
+// function that implements each .rx function.
+type Module struct {
+	Format    string            `json:"format"`
+	Source    string            `json:"source"`
+	Functions map[string]string `json:"functions"`
 }
 
 // runMsg is the harness's run message; the inputs' bytes follow.
@@ -117,6 +131,9 @@ type inMsg struct {
 	// every function, decided per program), decoded into Functions.
 	FunctionsRaw json.RawMessage `json:"functions"`
 	Functions    []string        `json:"-"`
+	// Versions (optional, informative) names the software behind the
+	// executor: {"python": "3.11.2", "torch": "1.13.0"}.
+	Versions map[string]string `json:"versions"`
 
 	// ready
 	Unserved map[string]string `json:"unserved"`

@@ -13,7 +13,11 @@ import (
 	"sync"
 	"time"
 
+	"github.com/rextio/rxeq/compare"
 	"github.com/rextio/rxeq/executor"
+	"github.com/rextio/rxeq/harness"
+	"github.com/rextio/rxeq/program"
+	"github.com/rextio/rxeq/pyexport"
 )
 
 // DefaultChunk is how many consecutive programs a goroutine of a Campaign
@@ -299,7 +303,56 @@ func (c *Campaign) save(ctx context.Context, pooled *Checker, p Program, f Findi
 	if err := os.WriteFile(base+".reduced.rx", []byte(red), 0o644); err != nil {
 		return "", fmt.Errorf("saving seed %d: %w", p.Seed, err)
 	}
-	return fmt.Sprintf("FOUND seed %d: %s\n  saved %s.rx and %s.reduced.rx (%s)\n", p.Seed, firstLine(f.String()), base, base, note), nil
+	saved := fmt.Sprintf("%s.rx and %s.reduced.rx", base, base)
+	if repro := c.repro(small, f); repro != nil {
+		if err := os.WriteFile(base+".repro.py", repro, 0o644); err != nil {
+			return "", fmt.Errorf("saving seed %d: %w", p.Seed, err)
+		}
+		saved = fmt.Sprintf("%s.rx, %s.reduced.rx and %s.repro.py", base, base, base)
+	}
+	return fmt.Sprintf("FOUND seed %d: %s\n  saved %s (%s)\n", p.Seed, firstLine(f.String()), saved, note), nil
+}
+
+// repro returns a standalone repro.py (pyexport.Repro) of finding f on
+// the reduced program src, when f is a case of a generated-code executor
+// (pytorch, torchscript, numpy): the inputs are the ones the checker
+// generated for that function and batch. nil otherwise, or when the
+// reduced program no longer gives the case.
+func (c *Campaign) repro(src []byte, f Finding) []byte {
+	if _, ok := pyexport.FormatOf(f.Executor); !ok || f.Func == "" {
+		return nil
+	}
+	file, err := program.Parse("fuzz.rx", src)
+	if err != nil {
+		return nil
+	}
+	p, err := program.Lower(file)
+	fn := file.Func(f.Func)
+	if err != nil || fn == nil {
+		return nil
+	}
+	batch := max(f.Batch, 1)
+	seed := uint64(harness.DefaultScenarioSeed)
+	if file.HasSeed {
+		seed = file.Seed
+	}
+	inputs, err := harness.GenerateInputs(file, fn, batch, seed, nil)
+	if err != nil {
+		return nil
+	}
+	tol := DefaultTolerance()
+	if c.Checker != nil && c.Checker.Tolerance != nil {
+		tol = *c.Checker.Tolerance
+	}
+	o := pyexport.ReproOptions{Executor: f.Executor, Func: f.Func, Inputs: inputs, Source: "fuzz.rx"}
+	for _, t := range compare.Tolerances(file, fn, tol) {
+		o.RTol, o.ATol = max(o.RTol, t.RTol), max(o.ATol, t.ATol)
+	}
+	b, err := pyexport.Repro(p, o)
+	if err != nil {
+		return nil
+	}
+	return b
 }
 
 // header is the comment block a reproducer of finding f, saved as file,

@@ -849,6 +849,8 @@ func (r *runner) preparations() []Preparation {
 				info := np.Info()
 				pr.Compiler, pr.Library, pr.Cached = info.Compiler, info.Library, info.Cached
 				pr.Framework = info.Framework
+			} else if fr, ok := p.p.(executor.FrameworkReporter); ok {
+				pr.Framework = fr.Framework()
 			}
 			out = append(out, pr)
 		}

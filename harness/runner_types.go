@@ -333,7 +333,8 @@ type Preparation struct {
 	Library  string
 	Cached   bool
 	// Framework is the version of the framework behind a torch build
-	// ("libtorch 1.13.0 (…)"; "" otherwise).
+	// ("libtorch 1.13.0 (…)"), or what an executor.FrameworkReporter
+	// says ("numpy 1.24.2, python 3.11.2, torch 1.13.0"); "" otherwise.
 	Framework string
 }
 

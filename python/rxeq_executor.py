@@ -8,7 +8,7 @@ rxeq's executor protocol, rxeq.executor/v1 (docs/executor-protocol.md), on
 stdin and stdout, and calls the module's function of the same name as the
 .rx function, with the inputs as keyword arguments by parameter name:
 
-    rxeq run --executor numpy='/usr/bin/python3 python/rxeq_executor.py examples/python/numpy_scoring.py' \\
+    rxeq run --executor author-numpy='/usr/bin/python3 python/rxeq_executor.py examples/python/numpy_scoring.py' \\
         scenarios/reference.rx
 
 Needs Python 3.8+ and NumPy; nothing else (the module may import what it

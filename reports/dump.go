@@ -23,6 +23,9 @@ type DumpCase struct {
 	Inputs  map[string]*tensor.Tensor            // by parameter name
 	Outputs map[string]map[string]*tensor.Tensor // by executor, then output name
 	Errors  map[string]string                    // by executor: the error it returned, if any
+	// Files are other files to write into the case's directory, by file
+	// name (made file-name safe), e.g. a repro.py.
+	Files map[string][]byte
 }
 
 // Manifest is the manifest.json of a dump directory.
@@ -57,6 +60,7 @@ type ManifestArray struct {
 //	dir/manifest.json
 //	dir/CASE/inputs/NAME.npy
 //	dir/CASE/outputs/EXECUTOR/NAME.npy
+//	dir/CASE/FILE                        (DumpCase.Files, e.g. repro_pytorch.py)
 //
 // CASE is the case name with each '/'-separated part made file-name safe
 // (characters outside [A-Za-z0-9._-] become '_'); a case whose directory
@@ -93,6 +97,15 @@ func WriteDump(dir string, cases []DumpCase) error {
 					return fmt.Errorf("reports: dump of case %s: %s output %s: %w", c.Name, ex, name, err)
 				}
 				mc.Outputs = append(mc.Outputs, a)
+			}
+		}
+		for _, name := range slices.Sorted(maps.Keys(c.Files)) {
+			path := filepath.Join(dir, filepath.FromSlash(caseDir), safeName(name))
+			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+				return fmt.Errorf("reports: dump of case %s: %w", c.Name, err)
+			}
+			if err := os.WriteFile(path, c.Files[name], 0o644); err != nil {
+				return fmt.Errorf("reports: dump of case %s: %w", c.Name, err)
 			}
 		}
 		man.Cases = append(man.Cases, mc)

@@ -35,8 +35,14 @@ func FromResult(res *harness.Result, info RunInfo) *Report {
 		}
 	}
 	for _, p := range res.Preparations {
-		if p.Framework == "" {
-			continue
+		if p.Framework != "" && p.Executor == executor.Torch && r.Framework == "" {
+			r.Framework = p.Framework
+		}
+		if p.Framework != "" && r.Frameworks[string(p.Executor)] == "" {
+			if r.Frameworks == nil {
+				r.Frameworks = map[string]string{}
+			}
+			r.Frameworks[string(p.Executor)] = p.Framework
 		}
 		if r.Framework == "" {
 			r.Framework = p.Framework

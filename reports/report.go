@@ -33,9 +33,11 @@ type Report struct {
 	// Framework is the version of the framework behind the torch
 	// executor ("libtorch 1.13.0 (…)"), when it ran.
 	Framework string `json:"framework,omitempty"`
-	// Frameworks names the framework behind each executor that has one,
-	// by executor: torch's libtorch, and ONNX Runtime's version and graph
-	// optimization level for onnxruntime and onnxruntime-noopt.
+	// Frameworks are the versions behind each executor that reported
+	// them, by executor name: torch's libtorch, ONNX Runtime's version and
+	// graph optimization level for onnxruntime and onnxruntime-noopt, the
+	// Python frameworks' versions for pytorch, torchscript and numpy
+	// ({"pytorch": "numpy 1.24.2, python 3.11.2, torch 1.13.0"}).
 	Frameworks map[string]string `json:"frameworks,omitempty"`
 	// Unavailable lists default executors that did not run because this
 	// machine cannot run them (torch without libtorch), with the reason.

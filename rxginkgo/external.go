@@ -20,7 +20,7 @@ import (
 // --executor`. Its process starts with the first case and serves every
 // entry; stop it when the suite ends:
 //
-//	var pytorch = rxginkgo.MustExecutor("pytorch=/usr/bin/python3 python/rxeq_executor.py examples/python/torch_scoring.py")
+//	var pytorch = rxginkgo.MustExecutor("author-torch=/usr/bin/python3 python/rxeq_executor.py examples/python/torch_scoring.py")
 //	var _ = AfterSuite(func() { pytorch.Close() })
 //	var _ = Describe("my scorers", func() {
 //		rxginkgo.TableWith("agree with my PyTorch code", rxginkgo.WithExecutors(pytorch), "testdata/scorers")

@@ -17,7 +17,7 @@ import (
 // A user's suite with their own NumPy code as a fourth executor: the
 // reference and runtime-error scenarios, through python/rxeq_executor.py
 // on Debian's python3 with python3-numpy (skipped without it).
-var numpyScoring = rxginkgo.MustExecutor("numpy=/usr/bin/python3 ../python/rxeq_executor.py ../examples/python/numpy_scoring.py")
+var numpyScoring = rxginkgo.MustExecutor("author-numpy=/usr/bin/python3 ../python/rxeq_executor.py ../examples/python/numpy_scoring.py")
 
 var _ = Describe("an external executor in a user's table", Ordered, Label("e2e", "python"), func() {
 	BeforeAll(func() {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/rextio/rxeq/program"
 	"github.com/rextio/rxeq/program/ir"
+	"github.com/rextio/rxeq/pyexport"
 )
 
 // exportRequest is what an export format is given: one checked program,
@@ -46,7 +47,9 @@ type exportFormat struct {
 // name. Each framework's package adds one line here.
 func exportFormats() map[string]exportFormat {
 	return map[string]exportFormat{
-		"onnx": {help: "one ONNX model (IR 8, opset 17) per function, F.onnx", write: exportONNX},
+		"onnx":  {help: "one ONNX model (IR 8, opset 17) per function, F.onnx", write: exportONNX},
+		"torch": {help: "one PyTorch module (eager and TorchScript) for the functions, FILE_torch.py", write: exportPython(pyexport.Torch)},
+		"numpy": {help: "one NumPy module (float32) for the functions, FILE_numpy.py", write: exportPython(pyexport.NumPy)},
 	}
 }
 

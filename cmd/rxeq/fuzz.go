@@ -65,7 +65,7 @@ func cmdFuzz(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.Uint64Var(&r.Seed, "seed", 1, "seed of the first program (program i has seed N+i)")
 	fs.IntVar(&r.Count, "count", 0, "programs to run (default 100 without --time)")
 	fs.DurationVar(&r.Time, "time", 0, "run until this much time has passed (with --count: whichever comes first)")
-	fs.StringVar(&r.execList, "executors", defaultFuzzExecutors(), "comma-separated executors: oracle (the reference) and fallback, native, torch (needs libtorch), onnxruntime, onnxruntime-noopt (need the ONNX Runtime library), --executor names")
+	fs.StringVar(&r.execList, "executors", defaultFuzzExecutors(), "comma-separated executors: oracle (the reference) and fallback, native, torch (needs libtorch), onnxruntime, onnxruntime-noopt (need the ONNX Runtime library), pytorch, torchscript, numpy (need python3-torch, python3-numpy), --executor names")
 	fs.Var(&r.external, "executor", "define an external executor `NAME=COMMAND` speaking rxeq.executor/v1, to name in --executors (repeatable)")
 	fs.StringVar(&r.Dir, "out", "rxeq-findings", "directory for the reproducers")
 	fs.BoolVar(&r.isolate, "isolate", true, "run native code in a worker process (a crash fails that program, the run goes on)")
@@ -235,7 +235,7 @@ func defaultFuzzExecutors() string {
 // reference; at least one other executor must be listed.
 func buildChecker(list string, ns nativeSetup) (*fuzz.Checker, error) {
 	cfg := builtin.Config{Isolate: ns.isolate, CacheDir: ns.cacheDir, CallTimeout: ns.timeout, ProgramCC: ns.programCC,
-		RuntimeCacheDir: ns.rtCache}.FromEnv(os.Getenv)
+		RuntimeCacheDir: ns.rtCache, Version: version}.FromEnv(os.Getenv)
 	sel, err := builtin.Select(builtin.ParseNames(list), cfg, ns.external)
 	if err != nil {
 		return nil, err
@@ -317,7 +317,7 @@ func firstLine(s string) string {
 // cmdReduce is `rxeq reduce [--executors …] [--write] FILE`.
 func cmdReduce(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("reduce", "[flags] FILE", stdout, stderr)
-	execList := fs.String("executors", defaultFuzzExecutors(), "comma-separated executors: oracle (the reference) and fallback, native, torch (needs libtorch), onnxruntime, onnxruntime-noopt (need the ONNX Runtime library), --executor names")
+	execList := fs.String("executors", defaultFuzzExecutors(), "comma-separated executors: oracle (the reference) and fallback, native, torch (needs libtorch), onnxruntime, onnxruntime-noopt (need the ONNX Runtime library), pytorch, torchscript, numpy (need python3-torch, python3-numpy), --executor names")
 	var external executorSpecs
 	fs.Var(&external, "executor", "define an external executor `NAME=COMMAND` speaking rxeq.executor/v1, to name in --executors (repeatable)")
 	isolated := fs.Bool("isolate", true, "run native code in a worker process")

@@ -19,6 +19,8 @@ import (
 	"github.com/rextio/rxeq/executor/builtin"
 	"github.com/rextio/rxeq/harness"
 	"github.com/rextio/rxeq/native"
+	"github.com/rextio/rxeq/program"
+	"github.com/rextio/rxeq/pyexport"
 	"github.com/rextio/rxeq/reports"
 )
 
@@ -56,7 +58,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&rf.junit, "junit", "", "write the JUnit XML report to `FILE`")
 	fs.StringVar(&rf.dump, "dump", "", "write every case's inputs and outputs as .npy files with a manifest.json under `DIR`")
 	fs.StringVar(&rf.inputs, "inputs", "", "read each parameter from a .npy file under `DIR` instead of generating it (see docs/inputs.md)")
-	fs.StringVar(&rf.backends, "backend", "", "comma-separated executors to report: oracle, fallback, native, torch, onnxruntime, onnxruntime-noopt and --executor names (default all but the onnxruntime ones; torch when libtorch is installed)")
+	fs.StringVar(&rf.backends, "backend", "", "comma-separated executors to report: oracle, fallback, native, torch, onnxruntime, onnxruntime-noopt, pytorch, torchscript, numpy and --executor names (default oracle, fallback, native and, when libtorch is installed, torch)")
 	fs.StringVar(&rf.backends, "executors", "", "the same as --backend (the name rxeq fuzz and reduce use)")
 	fs.StringVar(&rf.batches, "batch", "", "comma-separated batch sizes replacing each scenario's //rx:batches")
 	fs.StringVar(&rf.seed, "seed", "", "seed replacing each scenario's //rx:seed")
@@ -118,7 +120,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	printTable(stdout, res)
 	printFailures(stdout, res)
 	printSummary(stdout, res)
-	if werr := writeReports(res, rf, opts, groups); werr != nil {
+	if werr := writeReports(res, rf, opts, groups, files); werr != nil {
 		fmt.Fprintf(stderr, "rxeq run: %v\n", werr)
 		return exitFail
 	}
@@ -215,7 +217,7 @@ func (rf runFlags) options() (harness.Options, error) {
 	// "native timed out after …", and an external executor's kills and
 	// restarts it: the case timeout gets a grace period on top.
 	cfg := builtin.Config{Mode: mode, CompileTimeout: rf.compileTimeout, TorchThreads: rf.torchThreads,
-		Isolate: rf.isolate, CallTimeout: rf.timeout}.FromEnv(os.Getenv)
+		Isolate: rf.isolate, CallTimeout: rf.timeout, Version: version}.FromEnv(os.Getenv)
 	if err := rf.funcMap.apply(rf.external); err != nil {
 		return opts, err
 	}
@@ -234,6 +236,43 @@ func (rf runFlags) options() (harness.Options, error) {
 		opts.CaseTimeout = rf.timeout + isolateGrace
 	}
 	return opts, nil
+}
+
+// reproFiles writes a repro.py (pyexport.Repro) for each generated-code
+// executor (pytorch, torchscript, numpy) whose case of group g failed or
+// errored: repro_EXECUTOR.py, beside the case's .npy files.
+func reproFiles(res *harness.Result, g harness.GroupTensors, files []*program.File) map[string][]byte {
+	var out map[string][]byte
+	for _, c := range res.Cases {
+		if c.Scenario != g.Scenario || c.Function != g.Function || c.Batch != g.Batch ||
+			(c.Status != harness.StatusFail && c.Status != harness.StatusError) {
+			continue
+		}
+		if _, ok := pyexport.FormatOf(c.Executor); !ok {
+			continue
+		}
+		i := slices.IndexFunc(files, func(f *program.File) bool { return f.ScenarioName() == c.Scenario })
+		if i < 0 {
+			continue
+		}
+		p, err := program.Lower(files[i])
+		if err != nil {
+			continue
+		}
+		o := pyexport.ReproOptions{Executor: c.Executor, Func: c.Function, Inputs: g.Inputs, Source: files[i].Name, Version: version}
+		for _, t := range c.Tolerances {
+			o.RTol, o.ATol = max(o.RTol, t.RTol), max(o.ATol, t.ATol)
+		}
+		b, err := pyexport.Repro(p, o)
+		if err != nil {
+			continue
+		}
+		if out == nil {
+			out = map[string][]byte{}
+		}
+		out["repro_"+string(c.Executor)+".py"] = b
+	}
+	return out
 }
 
 func splitList(s string) []string {
@@ -446,7 +485,7 @@ func indent(s string) string {
 
 // writeReports writes the JSON and JUnit reports and the dump, each only
 // when asked for.
-func writeReports(res *harness.Result, rf runFlags, opts harness.Options, groups []harness.GroupTensors) error {
+func writeReports(res *harness.Result, rf runFlags, opts harness.Options, groups []harness.GroupTensors, files []*program.File) error {
 	var seed uint64
 	if opts.Seed != nil {
 		seed = *opts.Seed
@@ -487,7 +526,8 @@ func writeReports(res *harness.Result, rf runFlags, opts harness.Options, groups
 	})
 	cases := make([]reports.DumpCase, len(groups))
 	for i, g := range groups {
-		cases[i] = reports.DumpCase{Name: fmt.Sprintf("%s/%s/b%d", g.Scenario, g.Function, g.Batch), Inputs: g.Inputs, Outputs: g.Outputs, Errors: g.Errors}
+		cases[i] = reports.DumpCase{Name: fmt.Sprintf("%s/%s/b%d", g.Scenario, g.Function, g.Batch), Inputs: g.Inputs, Outputs: g.Outputs, Errors: g.Errors,
+			Files: reproFiles(res, g, files)}
 	}
 	return reports.WriteDump(rf.dump, cases)
 }

@@ -2,7 +2,7 @@
 scenario (scenarios/error.rx) in plain NumPy, as a model author writes
 them, served to rxeq by python/rxeq_executor.py:
 
-    rxeq run --executor numpy='/usr/bin/python3 python/rxeq_executor.py examples/python/numpy_scoring.py' \\
+    rxeq run --executor author-numpy='/usr/bin/python3 python/rxeq_executor.py examples/python/numpy_scoring.py' \\
         scenarios/reference.rx scenarios/error.rx
 
 Every array stays float32 (NumPy keeps float32 when a float32 array meets

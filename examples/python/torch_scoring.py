@@ -2,7 +2,7 @@
 scenario (scenarios/error.rx) in PyTorch eager mode, as a model author
 writes them, served to rxeq by python/rxeq_executor.py:
 
-    rxeq run --executor pytorch='/usr/bin/python3 python/rxeq_executor.py examples/python/torch_scoring.py' \\
+    rxeq run --executor author-torch='/usr/bin/python3 python/rxeq_executor.py examples/python/torch_scoring.py' \\
         scenarios/reference.rx scenarios/error.rx
 
 The inputs arrive as NumPy arrays and become tensors without a copy

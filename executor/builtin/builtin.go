@@ -36,6 +36,7 @@ import (
 	"github.com/rextio/rxeq/native/runtime"
 	"github.com/rextio/rxeq/onnx/ort"
 	"github.com/rextio/rxeq/oracle"
+	"github.com/rextio/rxeq/pyexport"
 )
 
 // ErrUnknown is wrapped by Select's error for a name that is neither
@@ -93,6 +94,12 @@ type Config struct {
 	// ci/setup.sh puts it). Those executors always run in this process,
 	// also when Isolate is set.
 	ORTLib string
+	// Python is the interpreter of the generated-code executors pytorch,
+	// torchscript and numpy ("": pyexport.DefaultPython, Debian's
+	// /usr/bin/python3).
+	Python string
+	// Version is rxeq's version, written into generated modules' headers.
+	Version string
 }
 
 // The environment variables FromEnv reads.
@@ -105,14 +112,15 @@ const (
 	EnvISA          = "RXEQ_NATIVE_ISA"
 	EnvTorchRoot    = "RXEQ_TORCH_ROOT"
 	EnvORTLib       = "RXEQ_ORT_LIB"
+	EnvPython       = "RXEQ_PYTHON"
 )
 
 // FromEnv returns c with every compiler and cache setting it leaves empty
 // read from the environment through getenv (os.Getenv): CC from $CC, CXX
 // from $CXX, CacheDir from $RXEQ_CACHE, RuntimeCacheDir from
 // $RXEQ_RUNTIME_CACHE, ProgramCC from $RXEQ_PROGRAM_CC, ISA from
-// $RXEQ_NATIVE_ISA, TorchRoot from $RXEQ_TORCH_ROOT and ORTLib from
-// $RXEQ_ORT_LIB. It is the one
+// $RXEQ_NATIVE_ISA, TorchRoot from $RXEQ_TORCH_ROOT, ORTLib from
+// $RXEQ_ORT_LIB and Python from $RXEQ_PYTHON. It is the one
 // place the executors' environment is read; the rxeq command and the
 // runner's default executors (harness.Options with no Executors) apply it,
 // and a library user calls it to honour the same variables.
@@ -130,6 +138,7 @@ func (c Config) FromEnv(getenv func(string) string) Config {
 	fill(&c.ISA, EnvISA)
 	fill(&c.TorchRoot, EnvTorchRoot)
 	fill(&c.ORTLib, EnvORTLib)
+	fill(&c.Python, EnvPython)
 	return c
 }
 
@@ -162,6 +171,9 @@ func registry() []entry {
 		{executor.Torch, compiled(executor.Torch), availableTorch},
 		{executor.ONNXRuntime, onnxRuntime(ort.Optimize), availableORT},
 		{executor.ONNXRuntimeNoOpt, onnxRuntime(ort.NoOptimize), availableORT},
+		{executor.PyTorch, generated(executor.PyTorch), availablePython(executor.PyTorch)},
+		{executor.TorchScript, generated(executor.TorchScript), availablePython(executor.TorchScript)},
+		{executor.NumPy, generated(executor.NumPy), availablePython(executor.NumPy)},
 	}
 }
 
@@ -174,6 +186,25 @@ func onnxRuntime(l ort.Level) func(Config) executor.Executor {
 // library at c.ORTLib (or where ci/setup.sh puts it), or a library that
 // is not ONNX Runtime 1.30 (the text says how to install it).
 func availableORT(c Config) error { return ort.Executor{Library: c.ORTLib}.Available() }
+
+// generated builds a generated-code executor (pytorch, torchscript,
+// numpy): the program exported as Python and run in a long-lived Python
+// process over rxeq.executor/v1.
+func generated(name executor.Name) func(Config) executor.Executor {
+	return func(c Config) executor.Executor {
+		e, err := pyexport.NewExecutor(name, pyexport.ExecutorOptions{Python: c.Python, Timeout: c.CallTimeout, Version: c.Version})
+		if err != nil {
+			panic(err) // the names are pyexport's own: a bug
+		}
+		return e
+	}
+}
+
+// availablePython is why a generated-code executor cannot run: the
+// interpreter (c.Python) is missing or lacks the framework.
+func availablePython(name executor.Name) func(Config) error {
+	return func(c Config) error { return pyexport.Available(name, c.Python) }
+}
 
 // compiled builds the native or torch executor, in process or in workers.
 func compiled(rt executor.Name) func(Config) executor.Executor {

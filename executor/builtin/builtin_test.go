@@ -112,7 +112,7 @@ var _ = Describe("Select", func() {
 	It("refuses an unknown name, a name given twice, and an external executor with a built-in name", func() {
 		_, err := builtin.Select([]executor.Name{"fallback", "tensorflow"}, builtin.Config{}, nil)
 		Expect(errors.Is(err, builtin.ErrUnknown)).To(BeTrue())
-		Expect(err).To(MatchError(`unknown executor "tensorflow" (want oracle, fallback, native, torch, onnxruntime, onnxruntime-noopt, or a name defined with --executor)`))
+		Expect(err).To(MatchError(`unknown executor "tensorflow" (want oracle, fallback, native, torch, onnxruntime, onnxruntime-noopt, pytorch, torchscript, numpy, or a name defined with --executor)`))
 		_, err = builtin.Select([]executor.Name{"fallback", "fallback"}, builtin.Config{}, nil)
 		Expect(err).To(MatchError(`executor "fallback" listed twice`))
 		_, err = builtin.Select(nil, builtin.Config{}, []external.Options{{Name: "native", Command: []string{"x"}}})
@@ -122,19 +122,22 @@ var _ = Describe("Select", func() {
 
 var _ = Describe("Config.FromEnv", func() {
 	It("fills only what the Config leaves empty, from the documented variables", func() {
-		env := map[string]string{"CC": "clang", "CXX": "clang++", "RXEQ_CACHE": "/cache", "RXEQ_RUNTIME_CACHE": "/rt", "RXEQ_PROGRAM_CC": "tcc", "RXEQ_ORT_LIB": "/ort/libonnxruntime.so.1"}
+		env := map[string]string{"CC": "clang", "CXX": "clang++", "RXEQ_CACHE": "/cache", "RXEQ_RUNTIME_CACHE": "/rt", "RXEQ_PROGRAM_CC": "tcc",
+			"RXEQ_ORT_LIB": "/ort/libonnxruntime.so.1", "RXEQ_PYTHON": "/opt/py/bin/python3"}
 		got := builtin.Config{CC: "gcc"}.FromEnv(func(k string) string { return env[k] })
-		Expect(got).To(Equal(builtin.Config{CC: "gcc", CXX: "clang++", CacheDir: "/cache", RuntimeCacheDir: "/rt", ProgramCC: "tcc", ORTLib: "/ort/libonnxruntime.so.1"}))
+		Expect(got).To(Equal(builtin.Config{CC: "gcc", CXX: "clang++", CacheDir: "/cache", RuntimeCacheDir: "/rt", ProgramCC: "tcc",
+			ORTLib: "/ort/libonnxruntime.so.1", Python: "/opt/py/bin/python3"}))
 	})
 })
 
 var _ = Describe("the registry", func() {
 	It("knows the built-in executors by their typed names", func() {
 		Expect(builtin.Names()).To(Equal([]executor.Name{executor.Oracle, executor.Fallback, executor.Native, executor.Torch,
-			executor.ONNXRuntime, executor.ONNXRuntimeNoOpt}))
+			executor.ONNXRuntime, executor.ONNXRuntimeNoOpt, executor.PyTorch, executor.TorchScript, executor.NumPy}))
 		Expect(builtin.DefaultNames()).NotTo(ContainElement(executor.ONNXRuntime), "ONNX Runtime is named, not a default")
-		Expect(builtin.IsBuiltin("numpy")).To(BeFalse())
+		Expect(builtin.IsBuiltin("numpy")).To(BeTrue())
+		Expect(builtin.IsBuiltin("author-numpy")).To(BeFalse())
 		Expect(builtin.Available(executor.Fallback)).To(Succeed())
-		Expect(builtin.Available("numpy")).To(MatchError(builtin.ErrUnknown))
+		Expect(builtin.Available("author-numpy")).To(MatchError(builtin.ErrUnknown))
 	})
 })

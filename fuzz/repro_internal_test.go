@@ -1,0 +1,48 @@
+package fuzz
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/rextio/rxeq/executor"
+)
+
+// TestReproOfAFinding: a finding of a generated-code executor is saved
+// with a standalone repro.py that reproduces it (PyTorch's relu(-0) is
+// -0, so 1 / Relu(-0) is -Inf where rxeq says +Inf); other executors'
+// findings get none.
+func TestReproOfAFinding(t *testing.T) {
+	if exec.Command("/usr/bin/python3", "-c", "import numpy, torch").Run() != nil {
+		t.Skip("/usr/bin/python3 cannot import numpy and torch (CI installs python3-numpy and python3-torch)")
+	}
+	src := []byte(`//rx:scenario relu-negzero
+//rx:batches 2
+//rx:input x const(-0.0)
+package s
+
+func f(x [B][4]float32) (y [B][4]float32) {
+	y = 1.0 / Relu(x)
+	return
+}
+`)
+	c := &Campaign{}
+	if c.repro(src, Finding{Kind: KindMismatch, Executor: executor.Native, Func: "f", Batch: 2}) != nil {
+		t.Fatal("a native finding got a repro.py")
+	}
+	b := c.repro(src, Finding{Kind: KindMismatch, Executor: executor.PyTorch, Func: "f", Batch: 2})
+	if b == nil {
+		t.Fatal("no repro.py for a pytorch finding")
+	}
+	path := filepath.Join(t.TempDir(), "seed-1.repro.py")
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command("/usr/bin/python3", "-B", path).CombinedOutput()
+	ee, ok := err.(*exec.ExitError)
+	if !ok || ee.ExitCode() != 1 || !strings.Contains(string(out), "want inf got -inf") {
+		t.Fatalf("repro.py: %v\n%s", err, out)
+	}
+}
