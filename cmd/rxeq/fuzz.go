@@ -73,6 +73,7 @@ func cmdFuzz(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&r.Config.MaxStmts, "max-stmts", 0, "most top-level statements per function (default 8)")
 	fs.IntVar(&r.Config.MaxDepth, "max-depth", 0, "most nested for/if levels (default 2; -1 for none)")
 	fs.IntVar(&r.Config.MaxExprDepth, "max-expr-depth", 0, "deepest expression (default 3)")
+	fs.BoolVar(&r.Config.Edges, "edges", false, "make every program edge-seeking: signed zeros, NaN and ±Inf at every position, Exp near overflow, Log at 0, sizes 1 to 40 (without it, one drawn program in 8 is)")
 	features := fs.String("features", "", "the exact feature set of every program, e.g. tanh,matmul,for (default: each program draws its own)")
 	exclude := fs.String("exclude", "", "features no program uses, e.g. softmax,exp")
 	fs.DurationVar(&r.Reducer.MaxTime, "reduce-time", time.Minute, "time budget for reducing one finding (0: none); a native candidate costs a C compile (tcc, several candidates at once: a few ms; cc: 0.1 s or more)")
@@ -295,6 +296,9 @@ func generatorFlags(cfg fuzz.Config) string {
 		if f.v != 0 {
 			fmt.Fprintf(&b, " --%s %d", f.name, f.v)
 		}
+	}
+	if cfg.Edges {
+		b.WriteString(" --edges")
 	}
 	if cfg.Features != 0 {
 		fmt.Fprintf(&b, " --features %s", cfg.Features)
