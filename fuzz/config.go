@@ -28,7 +28,8 @@ type Config struct {
 	// (for example a feature that trips a known, not yet fixed bug).
 	Exclude Features
 	// Edges makes every program edge-seeking (FeatEdges): values aimed at
-	// the places frameworks differ instead of away from them. Without it,
+	// the places frameworks differ instead of away from them; it also
+	// makes the defaults of MaxFuncs 1 and of MaxStmts 4. Without it,
 	// a program whose features are drawn (Features zero) is edge-seeking
 	// with probability EdgeRate, unless Exclude holds FeatEdges.
 	Edges bool
@@ -41,9 +42,15 @@ type Config struct {
 func (c Config) withDefaults() Config {
 	if c.MaxFuncs <= 0 {
 		c.MaxFuncs = 3
+		if c.Edges {
+			c.MaxFuncs = 1 // small programs reduce fast and say what they found
+		}
 	}
 	if c.MaxStmts <= 0 {
 		c.MaxStmts = 8
+		if c.Edges {
+			c.MaxStmts = 4
+		}
 	}
 	if c.MaxDepth < 0 {
 		c.MaxDepth = 0

@@ -82,6 +82,11 @@ func cmdFuzz(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	noise := fs.Int("noise-runs", fuzz.DefaultNoiseRuns, "oracle runs rounding to float32 that measure how far rounding can move an output that disagrees (0: none, plain tolerance)")
 	emi := fs.Int("emi", 1, "equivalent variants of each agreeing program (a loop split, a loop of one trip, a branch that never runs) that every executor must compute bit for bit the same (0: none)")
 	fs.IntVar(&r.Parallel, "parallel", runtime.GOMAXPROCS(0), "programs checked at once")
+	ledgerFile := fs.String("ledger", "", "known-discrepancy ledger FILE (default: the checked-in ledger/known.json; \"none\" for none)")
+	strict := fs.Bool("strict", false, "fail when a ledger entry's program no longer reproduces its discrepancy (xpass)")
+	jsonOut := fs.String("json", "", "write the findings table, every distinct finding and the ledger checks to FILE as JSON")
+	signedZeros := fs.Bool("signed-zeros", false, "the sign of a zero must match the oracle's in every output (as //rx:signed-zeros)")
+	invariance := fs.Bool("invariance", true, "check each executor against itself for position and batch invariance on row-independent functions")
 	mem := maxMemory(fs)
 	programCC := fs.String("program-cc", "auto", programCCUsage)
 	tol := tolerance(fs)
@@ -128,21 +133,50 @@ func cmdFuzz(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	checker.Tolerance = tol
 	checker.MaxMemory = mem.resolve()
 	checker.Metamorphic = *emi
+	checker.SignedZeros = *signedZeros
+	checker.Invariance = *invariance
+	led, readProgram, err := loadLedger(*ledgerFile)
+	if err != nil {
+		fmt.Fprintf(stderr, "rxeq fuzz: %v\n", err)
+		return exitUsage
+	}
 	r.timeout = *timeout
 	r.Checker = checker
+	r.Ledger = led
+	r.Framework = frameworkOf
+	r.Repro = writeRepro
 	r.Found, r.Progress, r.Terminal = stdout, stderr, isTerminal(stderr)
 	st, err := r.run(ctx)
 	rate := 0.0
 	if st.Elapsed > 0 {
 		rate = float64(st.Programs) / st.Elapsed.Seconds()
 	}
-	fmt.Fprintf(stdout, "%d programs, %d findings, %.1f programs/s; %d output elements excused as float32 rounding noise\n",
-		st.Programs, st.Findings, rate, st.Excused)
+	var checks []fuzz.LedgerCheck
+	if err == nil {
+		checks, err = fuzz.CheckLedger(ctx, checker, led, frameworkOf, readProgram)
+	}
+	fmt.Fprintln(stdout)
+	fuzz.WriteTable(stdout, st.Records)
+	xpass := 0
+	for _, lc := range checks {
+		if lc.Status == fuzz.StatusXPass {
+			xpass++
+			fmt.Fprintf(stdout, "XPASS ledger %s: its program no longer fails\n", lc.Entry)
+		}
+	}
+	fmt.Fprintf(stdout, "%d programs, %d findings (%d new, %d xfail), %d distinct; ledger: %d xfail, %d xpass; %.1f programs/s; %d output elements excused as float32 rounding noise\n",
+		st.Programs, st.Findings, st.New(), st.XFail, len(st.Records), len(checks)-xpass, xpass, rate, st.Excused)
+	if *jsonOut != "" {
+		if werr := writeFuzzJSON(*jsonOut, st, checks); werr != nil {
+			fmt.Fprintf(stderr, "rxeq fuzz: %v\n", werr)
+			return exitFail
+		}
+	}
 	if err != nil && !errors.Is(err, context.Canceled) {
 		fmt.Fprintf(stderr, "rxeq fuzz: %v\n", err)
 		return exitFail
 	}
-	if st.Findings > 0 || err != nil {
+	if st.New() > 0 || err != nil || (*strict && xpass > 0) {
 		return exitFail
 	}
 	return exitOK
