@@ -242,10 +242,6 @@ func (c *Campaign) Run(ctx context.Context) (Stats, error) {
 			st.Programs++
 			st.Excused += o.rep.Excused
 			if !o.rep.OK() {
-				if st.Findings == 0 {
-					st.FirstFound = c.Seed + uint64(o.i)
-				}
-				st.Findings++
 				rec, msg, err := c.record(recs, o)
 				if err != nil {
 					if fatal == nil {
@@ -254,6 +250,10 @@ func (c *Campaign) Run(ctx context.Context) (Stats, error) {
 					}
 					return
 				}
+				if st.Findings == 0 {
+					st.FirstFound = c.Seed + uint64(o.i)
+				}
+				st.Findings++
 				if !slices.Contains(st.Records, rec) {
 					st.Records = append(st.Records, rec)
 				}

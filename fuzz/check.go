@@ -402,6 +402,16 @@ func (c *Checker) Check(ctx context.Context, src []byte) (*Report, error) {
 			}
 		}
 	}
+	if c.Invariance && rep.OK() {
+		all := append([]executor.Executor{ref}, execs...)
+		allPreps := append([]executor.Prepared{refPrep}, preps...)
+		found, runs, err := c.checkInvariance(ctx, f, p, all, allPreps, batches, seed)
+		rep.Runs += runs
+		if err != nil {
+			return nil, err
+		}
+		rep.Findings = append(rep.Findings, found...)
+	}
 	if c.Metamorphic > 0 && rep.OK() {
 		vs, err := Variants(src, seed, c.Metamorphic)
 		if err != nil {

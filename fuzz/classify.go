@@ -60,10 +60,14 @@ const (
 	ValNaN         = "nan"          // NaN against a number
 	ValInf         = "inf"          // an infinity against a finite value
 	ValFinite      = "finite"       // finite values too far apart
+	// ValSignFlip: finite values that are each other's negation (1 and
+	// -1): nearly always a signed zero made observable and then squashed
+	// (Tanh(1/x), a clamp).
+	ValSignFlip = "sign-flip"
 	ValClass       = "class"        // int64 outputs (classes) differ
 )
 
-var valueRank = map[string]int{ValOppositeInf: 6, ValSignedZero: 5, ValNaN: 4, ValInf: 3, ValFinite: 2, ValClass: 1}
+var valueRank = map[string]int{ValOppositeInf: 7, ValSignedZero: 6, ValNaN: 5, ValInf: 4, ValFinite: 3, ValSignFlip: 2, ValClass: 1}
 
 // Category classifies the finding (before any ledger entry matched it).
 func (f Finding) Category() Category {
@@ -81,7 +85,7 @@ func (f Finding) Category() Category {
 		return CatPosition
 	}
 	switch f.Values {
-	case ValOppositeInf, ValSignedZero:
+	case ValOppositeInf, ValSignedZero, ValSignFlip:
 		return CatSignedZero
 	case ValNaN, ValInf:
 		return CatNaNInf
@@ -127,7 +131,11 @@ func valueClass(want, got *tensor.Tensor, tol compare.Tolerance, signedZeros boo
 				note(ValSignedZero)
 			}
 		case math.Abs(a-b) > tol.ATol+tol.RTol*math.Abs(a):
-			note(ValFinite)
+			if a == -b {
+				note(ValSignFlip)
+			} else {
+				note(ValFinite)
+			}
 		}
 	}
 	return best

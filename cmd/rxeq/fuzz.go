@@ -155,8 +155,10 @@ func cmdFuzz(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if err == nil {
 		checks, err = fuzz.CheckLedger(ctx, checker, led, frameworkOf, readProgram)
 	}
-	fmt.Fprintln(stdout)
-	fuzz.WriteTable(stdout, st.Records)
+	if len(st.Records) > 0 {
+		fmt.Fprintln(stdout)
+		fuzz.WriteTable(stdout, st.Records)
+	}
 	xpass := 0
 	for _, lc := range checks {
 		if lc.Status == fuzz.StatusXPass {
@@ -164,8 +166,8 @@ func cmdFuzz(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stdout, "XPASS ledger %s: its program no longer fails\n", lc.Entry)
 		}
 	}
-	fmt.Fprintf(stdout, "%d programs, %d findings (%d new, %d xfail), %d distinct; ledger: %d xfail, %d xpass; %.1f programs/s; %d output elements excused as float32 rounding noise\n",
-		st.Programs, st.Findings, st.New(), st.XFail, len(st.Records), len(checks)-xpass, xpass, rate, st.Excused)
+	fmt.Fprintf(stdout, "%d programs, %d findings, %.1f programs/s; %d output elements excused as float32 rounding noise; %d new, %d xfail, %d distinct; ledger %d xfail, %d xpass\n",
+		st.Programs, st.Findings, rate, st.Excused, st.New(), st.XFail, len(st.Records), len(checks)-xpass, xpass)
 	if *jsonOut != "" {
 		if werr := writeFuzzJSON(*jsonOut, st, checks); werr != nil {
 			fmt.Fprintf(stderr, "rxeq fuzz: %v\n", werr)
