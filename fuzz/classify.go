@@ -64,7 +64,7 @@ const (
 	// -1): nearly always a signed zero made observable and then squashed
 	// (Tanh(1/x), a clamp).
 	ValSignFlip = "sign-flip"
-	ValClass       = "class"        // int64 outputs (classes) differ
+	ValClass    = "class" // int64 outputs (classes) differ
 )
 
 var valueRank = map[string]int{ValOppositeInf: 7, ValSignedZero: 6, ValNaN: 5, ValInf: 4, ValFinite: 3, ValSignFlip: 2, ValClass: 1}
