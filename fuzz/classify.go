@@ -93,6 +93,26 @@ func (f Finding) Category() Category {
 	return CatAccuracy
 }
 
+// CategoryOfValues is the category of a value mismatch of value class v
+// (Finding.Values): signed-zero, nan-inf or accuracy.
+func CategoryOfValues(v string) Category {
+	return Finding{Kind: KindMismatch, Values: v}.Category()
+}
+
+// ValuesOfMismatches is the value class of listed mismatches (as
+// compare.OutputMetrics.First holds them): the most telling class of any.
+func ValuesOfMismatches(want, got []float64, signedZeros bool) string {
+	w, g := tensor.FromFloat64(want, len(want)), tensor.FromFloat64(got, len(got))
+	return valueClass(w, g, compare.Tolerance{}, signedZeros)
+}
+
+// BitValues is the value class of the elements where an executor's two
+// results for the same element differ bit for bit (+0 against -0
+// included), as invariance findings carry it.
+func BitValues(a, b *tensor.Tensor) string {
+	return valueClass(a, b, compare.Tolerance{}, true)
+}
+
 // valueClass classifies the elements of got that disagree with want
 // beyond tol (NaN equal to NaN; with signedZeros, +0 differs from -0),
 // returning the most telling class of any of them and the output's shape

@@ -4,7 +4,6 @@ import (
 	"context"
 	"slices"
 
-	"github.com/rextio/rxeq/compare"
 	"github.com/rextio/rxeq/executor"
 	"github.com/rextio/rxeq/harness"
 	"github.com/rextio/rxeq/program"
@@ -60,7 +59,7 @@ func (c *Checker) checkInvariance(ctx context.Context, f *program.File, p *ir.Pr
 			v := vs[0]
 			fd := Finding{Kind: KindPosition, Reference: e.Name(), Executor: e.Name(), Func: fn.Name, Batch: batch, Output: v.Output, Detail: v.Detail}
 			if v.Base != nil && v.Other != nil {
-				fd.Values = valueClass(v.Base, v.Other, compare.Tolerance{}, true)
+				fd.Values = BitValues(v.Base, v.Other)
 				fd.Shape = shapeClass(v.Other.Shape)
 			}
 			found = append(found, fd)
