@@ -335,6 +335,7 @@ func CheckLedger(ctx context.Context, c *Checker, l *ledger.Ledger, framework fu
 		one := *c
 		one.Executors = []executor.Executor{ex}
 		one.Metamorphic = 0
+		one.Invariance = e.Category == string(CatPosition)
 		rep, err := one.Check(ctx, src)
 		if err != nil {
 			return out, fmt.Errorf("ledger entry %s: %w", e.ID, err)
