@@ -72,6 +72,20 @@ go test ./fuzz -run '^$' -fuzz FuzzDifferential -fuzztime 20000x
 ci_step "rxeq fuzz --seed 1 --count 30, four executors"
 out=$(mktemp -d)
 go run ./cmd/rxeq fuzz --seed 1 --count 30 --executors oracle,fallback,native,torch --out "$out/findings" \
-  || { cat "$out"/findings/*.reduced.rx 2>/dev/null; exit 1; }
+  || { cat "$out"/findings/*/*.reduced.rx 2>/dev/null; exit 1; }
+rm -rf "$out"
+# Edge-seeking programs through the framework executors (torch here;
+# ONNX Runtime and the Python executors join the list as they land).
+# Every finding must match an entry of ledger/known.json (xfail), and
+# every entry's own program must still fail (--strict: an xpass fails):
+# a new discrepancy fails CI with its reproducer's path. About a minute
+# on two cores.
+ci_step "rxeq fuzz --edges --seed 1 --count 24 through torch: findings in the ledger"
+out=$(mktemp -d)
+go run ./cmd/rxeq fuzz --edges --seed 1 --count 24 --executors oracle,torch --reduce-time 10s --strict \
+  --out "$out/findings" --json "$out/edges.json" \
+  || { grep -l '"status": "new"' "$out"/findings/*/finding.json 2>/dev/null \
+         | while read -r f; do echo "new finding, reproducer: $(dirname "$f")/$(sed -n 's/.*"reduced": "\(.*\)".*/\1/p' "$f")"; done
+       exit 1; }
 rm -rf "$out"
 ci_end
