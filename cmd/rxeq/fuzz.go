@@ -313,12 +313,21 @@ func (r *fuzzRun) commands(seed uint64, f fuzz.Finding, file string) (rerun, che
 	} else if r.Checker.Metamorphic != 1 {
 		rerun += fmt.Sprintf(" --emi %d", r.Checker.Metamorphic)
 	}
+	reduceOnly := ""
+	if f.Kind == fuzz.KindPosition {
+		reduceOnly = " --invariance"
+	} else if !r.Checker.Invariance {
+		rerun += " --invariance=false"
+	}
+	if r.Checker.SignedZeros {
+		shared += " --signed-zeros"
+	}
 	rerun += shared
 	check = "rxeq reduce --executors " + r.execList + r.external.flags()
 	if !r.isolate {
 		check += " --isolate=false"
 	}
-	return rerun, check + shared + " " + file
+	return rerun, check + shared + reduceOnly + " " + file
 }
 
 // generatorFlags are the flags that make the generator draw cfg's
@@ -364,6 +373,8 @@ func cmdReduce(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	timeout := fs.Duration("timeout", defaultFuzzTimeout, "with --isolate, a native run taking longer is killed and reported as a finding")
 	noise := fs.Int("noise-runs", fuzz.DefaultNoiseRuns, "oracle runs rounding to float32 that measure how far rounding can move an output that disagrees (0: none, plain tolerance)")
 	emi := fs.Int("emi", 0, "equivalent variants each executor must compute bit for bit the same (for a metamorphic finding)")
+	invariance := fs.Bool("invariance", false, "check each executor against itself for position and batch invariance (for a position finding)")
+	signedZeros := fs.Bool("signed-zeros", false, "the sign of a zero must match the oracle's in every output")
 	mem := maxMemory(fs)
 	programCC := fs.String("program-cc", "auto", programCCUsage)
 	tol := tolerance(fs)
@@ -397,6 +408,8 @@ func cmdReduce(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	checker.Tolerance = tol
 	checker.MaxMemory = mem.resolve()
 	checker.Metamorphic = *emi
+	checker.Invariance = *invariance
+	checker.SignedZeros = *signedZeros
 	own := checker
 	checker, slot := checker.Slot("") // one worker for every candidate
 	defer slot.Close()

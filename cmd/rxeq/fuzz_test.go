@@ -264,7 +264,7 @@ func f(x [B]float32) (y [B]float32) {
 			red, err := os.ReadFile(findingFile(dir, "seed-"+itoa(seed)+".reduced.rx"))
 			Expect(err).NotTo(HaveOccurred())
 			Expect(string(red)).To(HavePrefix("// rxeq fuzz finding, seed " + itoa(seed) + "\n"))
-			Expect(string(red)).To(ContainSubstring("// rerun: rxeq fuzz --seed " + itoa(seed) + " --count 1 --executors oracle,fallback --isolate=false --emi 0\n"))
+			Expect(string(red)).To(ContainSubstring("// rerun: rxeq fuzz --seed " + itoa(seed) + " --count 1 --executors oracle,fallback --isolate=false --emi 0 --invariance=false\n"))
 			Expect(string(red)).To(ContainSubstring("// check this file: rxeq reduce --executors oracle,fallback --isolate=false " +
 				findingFile(dir, "seed-"+itoa(seed)+".reduced.rx") + "\n\n"))
 			before, after := fuzz.CountStmts(orig), fuzz.CountStmts(red)
