@@ -68,10 +68,13 @@ ci_step "fuzz FuzzDifferential 20000 inputs"
 go test ./fuzz -run '^$' -fuzz FuzzDifferential -fuzztime 20000x
 # Random programs through all four executors, native and torch code in
 # workers. Fixed seeds, so a finding here reproduces with the command it
-# prints.
+# prints. Edge-seeking programs (one in 8 by default) are left to the
+# next step, whose findings are held against the ledger per category:
+# here torch's known signed zeros would surface through further ops
+# (Sqrt(1.0 / Maximum(-x, x)) is NaN against +Inf at seed 17).
 ci_step "rxeq fuzz --seed 1 --count 30, four executors"
 out=$(mktemp -d)
-go run ./cmd/rxeq fuzz --seed 1 --count 30 --executors oracle,fallback,native,torch --out "$out/findings" \
+go run ./cmd/rxeq fuzz --seed 1 --count 30 --exclude edges --executors oracle,fallback,native,torch --out "$out/findings" \
   || { cat "$out"/findings/*/*.reduced.rx 2>/dev/null; exit 1; }
 rm -rf "$out"
 # Edge-seeking programs through the framework executors (torch here;
