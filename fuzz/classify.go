@@ -227,12 +227,23 @@ var binOpNames = map[token.Token]string{token.ADD: "Add", token.SUB: "Sub", toke
 var assignOps = map[token.Token]token.Token{token.ADD_ASSIGN: token.ADD, token.SUB_ASSIGN: token.SUB, token.MUL_ASSIGN: token.MUL, token.QUO_ASSIGN: token.QUO}
 
 // DedupKey is the key under which findings are merged: the executor, its
-// framework version, the category, the value class and the ops of the
-// reduced program. Two programs that fail the same way in the same ops
-// share it, whatever their seeds, shapes and numbers.
+// framework version, the category, the value class and the kernel ops of
+// the reduced program (its ops without Add, Sub, Mul, Neg and the int64
+// ones, which nearly every program holds and which rarely decide how it
+// fails). Two programs that fail the same way in the same kernels share
+// it, whatever their seeds, shapes and numbers.
 func DedupKey(executor, version string, cat Category, values string, ops []string) string {
-	return strings.Join([]string{executor, version, string(cat), values, strings.Join(ops, "+")}, "|")
+	var kernels []string
+	for _, op := range ops {
+		if !plainOps[op] {
+			kernels = append(kernels, op)
+		}
+	}
+	return strings.Join([]string{executor, version, string(cat), values, strings.Join(kernels, "+")}, "|")
 }
+
+// plainOps are left out of the dedup key.
+var plainOps = map[string]bool{"Add": true, "Sub": true, "Mul": true, "Neg": true, "CheckedRem": true, "CheckedDiv": true}
 
 // KeyID is the directory name of the finding with key: the first 12 hex
 // digits of its SHA-256, after the executor and the category.
