@@ -25,6 +25,11 @@ type Tolerance struct {
 	ULP        int64
 	UseULP     bool
 	NoAbsRel   bool
+	// SignedZeros makes the sign of a zero part of its value: where the
+	// oracle has +0 the executor must too, and −0 for −0
+	// (//rx:signed-zeros, --signed-zeros). Such mismatches are counted
+	// apart (OutputMetrics.SignedZeroMismatches).
+	SignedZeros bool
 }
 
 // Allowed returns the greatest absolute difference accepted at an element
@@ -102,6 +107,9 @@ type OutputMetrics struct {
 	// meets anything but itself: their difference is not finite, so they
 	// are not part of MaxAbsDiff or MaxRelDiff.
 	NonFiniteMismatches int
+	// SignedZeroMismatches counts the mismatches where both values are
+	// zero of different signs (only with Tolerance.SignedZeros).
+	SignedZeroMismatches int
 
 	MaxAbsDiff    float64
 	MaxAbsIndex   []int   // nil when no element had two finite values
@@ -184,6 +192,9 @@ func ToOracle(name string, want, got *tensor.Tensor, tol Tolerance) OutputMetric
 				m.NonFiniteMismatches++
 				c.addMismatch(want.Shape, i, w, g, false, math.Inf(1))
 			}
+		case tol.SignedZeros && w == 0 && g == 0 && math.Signbit(w) != math.Signbit(g):
+			m.SignedZeroMismatches++
+			c.addMismatch(want.Shape, i, w, g, false, math.Inf(1))
 		default:
 			d := math.Abs(g - w)
 			allowed := tol.Allowed(w)
@@ -334,6 +345,8 @@ func fmtValue(v float64, isInt bool, bits int) string {
 		return "+Inf"
 	case math.IsInf(v, -1):
 		return "-Inf"
+	case v == 0 && math.Signbit(v):
+		return "-0"
 	}
 	if bits == 32 && float64(float32(v)) != v {
 		bits = 64

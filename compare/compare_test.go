@@ -420,3 +420,22 @@ var _ = Describe("a ULP bound alone", func() {
 		Expect(m.NearTies).To(BeEmpty())
 	})
 })
+
+var _ = Describe("signed zeros", func() {
+	want := tensor.FromFloat64([]float64{0, math.Copysign(0, -1), 1}, 3)
+	got := tensor.FromFloat32([]float32{float32(math.Copysign(0, -1)), float32(math.Copysign(0, -1)), 1}, 3)
+
+	It("treats +0 and -0 as equal by default", func() {
+		Expect(compare.ToOracle("out", want, got, compare.DefaultTolerance()).OK).To(BeTrue())
+	})
+
+	It("holds the sign of a zero with SignedZeros, counted apart and printed", func() {
+		tol := compare.DefaultTolerance()
+		tol.SignedZeros = true
+		m := compare.ToOracle("out", want, got, tol)
+		Expect(m.OK).To(BeFalse())
+		Expect(m.SignedZeroMismatches).To(Equal(1))
+		Expect(m.NonFiniteMismatches).To(BeZero())
+		Expect(m.Report).To(ContainSubstring("[0] want 0 got -0"))
+	})
+})

@@ -21,8 +21,13 @@ func Tolerances(f *program.File, fn *program.Func, def Tolerance) map[string]Tol
 		out[r.Name] = def
 		for _, t := range f.Tolerances {
 			if t.Output == r.Name {
-				out[r.Name] = Tolerance{RTol: t.RTol, ATol: t.ATol, ULP: t.ULP, UseULP: t.HasULP, NoAbsRel: !t.HasAbsRel}
+				out[r.Name] = Tolerance{RTol: t.RTol, ATol: t.ATol, ULP: t.ULP, UseULP: t.HasULP, NoAbsRel: !t.HasAbsRel, SignedZeros: def.SignedZeros}
 			}
+		}
+		if f.SignedZeros {
+			t := out[r.Name]
+			t.SignedZeros = true
+			out[r.Name] = t
 		}
 	}
 	return out

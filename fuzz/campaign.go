@@ -16,6 +16,7 @@ import (
 	"github.com/rextio/rxeq/compare"
 	"github.com/rextio/rxeq/executor"
 	"github.com/rextio/rxeq/harness"
+	"github.com/rextio/rxeq/ledger"
 	"github.com/rextio/rxeq/program"
 	"github.com/rextio/rxeq/pyexport"
 )
@@ -54,11 +55,28 @@ type Campaign struct {
 	Checker *Checker
 	// Reducer bounds the reduction of each finding.
 	Reducer Reducer
-	// Dir is the directory the reproducers are saved in (made when the
-	// first is saved): seed-N.rx, the program as generated, and
+	// Dir is the directory the findings are saved in (made when the
+	// first is saved), one directory DIR/<id>/ per distinct finding (see
+	// Record and DedupKey): seed-N.rx, the program as generated, and
 	// seed-N.reduced.rx, the reduced one, each after a header that names
-	// the finding (see Commands).
+	// the finding (see Commands), finding.json (the Record) and, when
+	// Repro writes one, a standalone reproducer. A finding whose key was
+	// seen before, in this campaign or one that saved into Dir earlier,
+	// is merged into its directory (Record.Count, Record.Seeds) rather
+	// than saved again.
 	Dir string
+	// Ledger, when not nil, is the known-discrepancy ledger: a finding
+	// an entry matches is recorded with status xfail and category
+	// semantics (see Record).
+	Ledger *ledger.Ledger
+	// Framework, when not nil, names the framework and its version behind
+	// an executor ("libtorch (ATen)", "1.13.1"), "" for rxeq's own.
+	Framework func(executor.Name) (framework, version string)
+	// Repro, when not nil, writes a standalone reproducer of a new
+	// finding into its directory dir and returns the file's name ("" when
+	// it wrote none); an error is reported and does not stop the
+	// campaign.
+	Repro func(dir string, rec *Record, reduced []byte) (string, error)
 	// Commands, when not nil, returns the two commands a reproducer's
 	// header names: rerun, which draws program seed again and checks it,
 	// and check, which checks the saved file (file is the path of
@@ -103,7 +121,15 @@ type Stats struct {
 	Excused    int
 	FirstFound uint64        // seed of the first program with a finding (0 when none)
 	Elapsed    time.Duration // wall time of the campaign
+	// Records are the distinct findings of the campaign, in the order
+	// they were first found; XFail counts the programs whose finding a
+	// ledger entry matched (they are in Findings too).
+	Records []*Record
+	XFail   int
 }
+
+// New counts the programs whose finding no ledger entry matched.
+func (s Stats) New() int { return s.Findings - s.XFail }
 
 // outcome is what one program of a campaign gave.
 type outcome struct {
@@ -111,8 +137,19 @@ type outcome struct {
 	checked   bool // the program checked and ran (else msg says why not)
 	cancelled bool // ctx ended while it ran: it does not count
 	rep       *Report
-	msg       string // the FOUND text, or why the program did not check
+	msg       string // why the program did not check
 	err       error  // the finding could not be saved: the campaign stops
+	src       []byte // the program
+	seed      uint64
+	found     *reduced // the reduced finding, when rep is not OK
+}
+
+// reduced is a finding reduced by a worker of the campaign, recorded in
+// seed order by Run.
+type reduced struct {
+	f     Finding
+	small []byte
+	note  string
 }
 
 // Run generates, checks, reduces and saves until Count programs ran,
@@ -193,6 +230,7 @@ func (c *Campaign) Run(ctx context.Context) (Stats, error) {
 
 	var st Stats
 	var fatal error
+	recs := map[string]*Record{}
 	apply := func(o outcome) {
 		switch {
 		case o.cancelled:
@@ -209,11 +247,25 @@ func (c *Campaign) Run(ctx context.Context) (Stats, error) {
 			st.Programs++
 			st.Excused += o.rep.Excused
 			if !o.rep.OK() {
+				rec, msg, err := c.record(recs, o)
+				if err != nil {
+					if fatal == nil {
+						fatal = err
+						cancel()
+					}
+					return
+				}
 				if st.Findings == 0 {
 					st.FirstFound = c.Seed + uint64(o.i)
 				}
 				st.Findings++
-				fmt.Fprint(found, o.msg)
+				if !slices.Contains(st.Records, rec) {
+					st.Records = append(st.Records, rec)
+				}
+				if rec.Status == StatusXFail {
+					st.XFail++
+				}
+				fmt.Fprint(found, msg)
 			}
 			c.progress(progress, st, time.Since(start))
 		}
@@ -261,12 +313,18 @@ func (c *Campaign) one(ctx context.Context, chk *Checker, i int, p Program) outc
 	case err != nil:
 		return outcome{i: i, msg: fmt.Sprintf("seed %d: %v", p.Seed, err)}
 	}
-	o := outcome{i: i, checked: true, rep: rep}
+	o := outcome{i: i, checked: true, rep: rep, src: p.Source, seed: p.Seed}
 	if !rep.OK() {
-		o.msg, o.err = c.save(ctx, chk, p, rep.Findings[0])
-		if o.err != nil && ctx.Err() != nil {
+		f := rep.Findings[0]
+		small, stats, rerr := c.Reducer.ReduceFinding(ctx, p.Source, f, ReduceChecker(f, chk, c.Checker))
+		if ctx.Err() != nil {
 			return outcome{i: i, cancelled: true}
 		}
+		note := ReduceNote(p.Source, small, stats)
+		if rerr != nil {
+			note += fmt.Sprintf("; reduction stopped: %v", rerr)
+		}
+		o.found = &reduced{f: f, small: small, note: note}
 	}
 	return o
 }
@@ -280,37 +338,6 @@ func (c *Campaign) progress(w io.Writer, st Stats, d time.Duration) {
 	if st.Programs%100 == 0 {
 		fmt.Fprintf(w, "%d programs, %d findings, %.1f programs/s\n", st.Programs, st.Findings, rate)
 	}
-}
-
-// save reduces p keeping f (with pooled, the slot's checker, or the
-// campaign's own: see ReduceChecker), writes seed-N.rx and
-// seed-N.reduced.rx and returns the lines that announce them.
-func (c *Campaign) save(ctx context.Context, pooled *Checker, p Program, f Finding) (string, error) {
-	small, stats, rerr := c.Reducer.ReduceFinding(ctx, p.Source, f, ReduceChecker(f, pooled, c.Checker))
-	if err := os.MkdirAll(c.Dir, 0o755); err != nil {
-		return "", fmt.Errorf("saving seed %d: %w", p.Seed, err)
-	}
-	base := filepath.Join(c.Dir, fmt.Sprintf("seed-%d", p.Seed))
-	note := ReduceNote(p.Source, small, stats)
-	if rerr != nil {
-		note += fmt.Sprintf("; reduction stopped: %v", rerr)
-	}
-	orig := c.header(p.Seed, f, base+".rx", "") + string(p.Source)
-	red := c.header(p.Seed, f, base+".reduced.rx", note) + string(small)
-	if err := os.WriteFile(base+".rx", []byte(orig), 0o644); err != nil {
-		return "", fmt.Errorf("saving seed %d: %w", p.Seed, err)
-	}
-	if err := os.WriteFile(base+".reduced.rx", []byte(red), 0o644); err != nil {
-		return "", fmt.Errorf("saving seed %d: %w", p.Seed, err)
-	}
-	saved := fmt.Sprintf("%s.rx and %s.reduced.rx", base, base)
-	if repro := c.repro(small, f); repro != nil {
-		if err := os.WriteFile(base+".repro.py", repro, 0o644); err != nil {
-			return "", fmt.Errorf("saving seed %d: %w", p.Seed, err)
-		}
-		saved = fmt.Sprintf("%s.rx, %s.reduced.rx and %s.repro.py", base, base, base)
-	}
-	return fmt.Sprintf("FOUND seed %d: %s\n  saved %s (%s)\n", p.Seed, firstLine(f.String()), saved, note), nil
 }
 
 // repro returns a standalone repro.py (pyexport.Repro) of finding f on

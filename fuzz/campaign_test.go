@@ -63,7 +63,12 @@ var _ = Describe("Campaign", func() {
 		st1, out1, files1 := session(c)
 		Expect(st1.Findings).To(BeNumerically(">", 1), "the comparison needs several findings")
 		Expect(st1.Programs).To(Equal(12))
-		Expect(files1).To(HaveLen(2 * st1.Findings))
+		Expect(files1).To(HaveLen(len(st1.Records)), "a directory per distinct finding")
+		count := 0
+		for _, r := range st1.Records {
+			count += r.Count
+		}
+		Expect(count).To(Equal(st1.Findings), "every finding counted in its record")
 		for _, parallel := range []int{2, 3} {
 			c.Parallel, c.Chunk = parallel, 2
 			st, out, files := session(c)
@@ -73,7 +78,7 @@ var _ = Describe("Campaign", func() {
 		}
 	})
 
-	It("saves a finding as seed-N.rx and seed-N.reduced.rx, each after a header naming it and the commands", func() {
+	It("saves a finding in DIR/<id>/ as seed-N.rx and seed-N.reduced.rx, each after a header naming it and the commands, with finding.json", func() {
 		dir := GinkgoT().TempDir()
 		checker := tanhChecker()
 		var mu sync.Mutex
@@ -88,9 +93,14 @@ var _ = Describe("Campaign", func() {
 		st, out, _ := session(c)
 		Expect(st.Findings).To(BeNumerically(">", 0))
 		seed := st.FirstFound
-		base := filepath.Join(dir, fmt.Sprintf("seed-%d", seed))
+		id := st.Records[0].ID
+		Expect(id).To(MatchRegexp(`^skewed-accuracy-[0-9a-f]{12}$`))
+		base := filepath.Join(dir, id, fmt.Sprintf("seed-%d", seed))
 		Expect(asked).To(ContainElements(base+".rx", base+".reduced.rx"))
-		Expect(out).To(MatchRegexp(`^FOUND seed %d: skewed vs oracle: mismatch in \w+ batch \d+: .*\n  saved DIR/seed-%d.rx and DIR/seed-%d.reduced.rx \(reduced from \d+ to \d+ statements \(\d+ candidates, \d+ tested, T\)\)\n`, seed, seed, seed))
+		Expect(out).To(MatchRegexp(`^FOUND seed %d: skewed vs oracle: mismatch in \w+ batch \d+: .*\n  saved DIR/%s/seed-%d.rx and DIR/%s/seed-%d.reduced.rx \(reduced from \d+ to \d+ statements \(\d+ candidates, \d+ tested, T\)\)\n`, seed, id, seed, id, seed))
+		recs, err := fuzz.ReadRecords(dir)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(recs).To(HaveLen(len(st.Records)))
 
 		orig, err := os.ReadFile(base + ".rx")
 		Expect(err).NotTo(HaveOccurred())
@@ -118,7 +128,7 @@ var _ = Describe("Campaign", func() {
 		dir := GinkgoT().TempDir()
 		st, _, _ := session(fuzz.Campaign{Seed: 1, Count: 12, Checker: tanhChecker(), Dir: dir, Reducer: fuzz.Reducer{MaxTests: 1}})
 		Expect(st.Findings).To(BeNumerically(">", 0))
-		red, err := os.ReadFile(filepath.Join(dir, fmt.Sprintf("seed-%d.reduced.rx", st.FirstFound)))
+		red, err := os.ReadFile(filepath.Join(dir, st.Records[0].ID, fmt.Sprintf("seed-%d.reduced.rx", st.FirstFound)))
 		Expect(err).NotTo(HaveOccurred())
 		Expect(string(red)).NotTo(ContainSubstring("// rerun:"))
 		Expect(string(red)).To(MatchRegexp(`(?m)^// reduced from .*\n\n`))

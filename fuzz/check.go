@@ -56,6 +56,9 @@ const (
 	KindPrepare Kind = "prepare"
 	// KindPanic: the executor panicked.
 	KindPanic Kind = "panic"
+	// KindPosition: an executor's result for a row or an element depends
+	// on where it sits (see Checker.Invariance).
+	KindPosition Kind = "position"
 )
 
 // Finding is one disagreement between the reference and an executor.
@@ -78,7 +81,12 @@ type Finding struct {
 	// chooses how the finding is reduced (ReduceChecker). It is not part
 	// of the Signature: the error kinds already tell a crash apart.
 	Crashed bool
-	Detail  string // the human-readable report
+	// Values is the value class of a KindMismatch (ValNaN, ValOppositeInf,
+	// …: what the reference and the executor hold where they disagree),
+	// Shape the shape class of the output (shapeClass). Neither is part
+	// of the Signature.
+	Values, Shape string
+	Detail        string // the human-readable report
 }
 
 // String summarises the finding on one line.
@@ -202,6 +210,13 @@ type Checker struct {
 	// from its own outputs for the program, bit for bit, is a finding of
 	// KindMetamorphic. 0 runs none.
 	Metamorphic int
+	// SignedZeros compares the sign of zeros (compare.Tolerance.SignedZeros)
+	// in every output, as //rx:signed-zeros does in one file.
+	SignedZeros bool
+	// Invariance checks every executor, the reference included, against
+	// itself for position and batch invariance (CheckInvariance) when the
+	// program raised no other finding.
+	Invariance bool
 }
 
 // Check compares the oracle with the fallback interpreter on src (see
@@ -274,6 +289,9 @@ func (c *Checker) Check(ctx context.Context, src []byte) (*Report, error) {
 	tol := DefaultTolerance()
 	if c.Tolerance != nil {
 		tol = *c.Tolerance
+	}
+	if c.SignedZeros {
+		tol.SignedZeros = true
 	}
 	batches := c.Batches
 	if len(batches) == 0 {
@@ -390,6 +408,16 @@ func (c *Checker) Check(ctx context.Context, src []byte) (*Report, error) {
 			}
 		}
 	}
+	if c.Invariance && rep.OK() {
+		all := append([]executor.Executor{ref}, execs...)
+		allPreps := append([]executor.Prepared{refPrep}, preps...)
+		found, runs, err := c.checkInvariance(ctx, f, p, all, allPreps, batches, seed)
+		rep.Runs += runs
+		if err != nil {
+			return nil, err
+		}
+		rep.Findings = append(rep.Findings, found...)
+	}
 	if c.Metamorphic > 0 && rep.OK() {
 		vs, err := Variants(src, seed, c.Metamorphic)
 		if err != nil {
@@ -473,6 +501,9 @@ func compareRun(base Finding, fn *program.Func, want map[string]*tensor.Tensor, 
 		f.Kind, f.Output, f.Detail = KindMismatch, m.Name, m.Report
 		if m.Problem != "" {
 			f.Kind = KindProblem
+		} else if g := got[m.Name]; g != nil {
+			f.Values = valueClass(want[m.Name], g, tols[m.Name], tols[m.Name].SignedZeros)
+			f.Shape = shapeClass(g.Shape)
 		}
 		out = append(out, f)
 	}

@@ -27,6 +27,12 @@ type Config struct {
 	// Exclude lists features no program uses, whether drawn or given
 	// (for example a feature that trips a known, not yet fixed bug).
 	Exclude Features
+	// Edges makes every program edge-seeking (FeatEdges): values aimed at
+	// the places frameworks differ instead of away from them; it also
+	// makes the defaults of MaxFuncs 1 and of MaxStmts 4. Without it,
+	// a program whose features are drawn (Features zero) is edge-seeking
+	// with probability EdgeRate, unless Exclude holds FeatEdges.
+	Edges bool
 	// FailRate is the probability that a CheckedRem or CheckedDiv gets a
 	// denominator that may be zero at run time (only with FeatMayFail;
 	// default 0.2), so error paths are compared too.
@@ -36,9 +42,15 @@ type Config struct {
 func (c Config) withDefaults() Config {
 	if c.MaxFuncs <= 0 {
 		c.MaxFuncs = 3
+		if c.Edges {
+			c.MaxFuncs = 1 // small programs reduce fast and say what they found
+		}
 	}
 	if c.MaxStmts <= 0 {
 		c.MaxStmts = 8
+		if c.Edges {
+			c.MaxStmts = 4
+		}
 	}
 	if c.MaxDepth < 0 {
 		c.MaxDepth = 0
@@ -135,6 +147,7 @@ const (
 	FeatSpecials                          // edge(specials) inputs: NaN, ±Inf, ±0 and subnormals among ordinary values
 	FeatClassSteer                        // Argmax of a rank-1 float parameter as an int64 value that steers control flow
 	FeatExpOverflow                       // Exp of arguments far above 88.7, overflowing float32 where float64 stays finite
+	FeatEdges                             // edge-seeking values and shapes (see Config.Edges); never drawn by the swarm's 3/4 rule
 
 	featEnd
 	// AllFeatures is every feature.
@@ -146,7 +159,13 @@ var featureNames = []string{
 	"softmax", "logsoftmax", "reduce", "keepdims", "argmax", "submuldiv", "neg", "literals",
 	"for", "forparam", "if", "elseif", "intlocals", "reassign", "compound", "returnvalues",
 	"edgeinputs", "mayfail", "wrap", "earlyresults", "rank3", "nan", "specials", "classsteer", "expoverflow",
+	"edges",
 }
+
+// EdgeRate is the probability that a program whose features are drawn is
+// edge-seeking (FeatEdges), decided apart from the other features so that
+// the swarm's draw of every other program stays as it was.
+const EdgeRate = 1.0 / 8
 
 // ParseFeatures reads a comma-separated list of feature names, as
 // Features.String writes them ("tanh,matmul,for"); "all" names every
@@ -190,6 +209,9 @@ func (f Features) String() string {
 func drawFeatures(rng *rand.Rand) Features {
 	var f Features
 	for i := range featureNames {
+		if Features(1)<<i == FeatEdges {
+			continue
+		}
 		if rng.IntN(4) != 0 {
 			f |= 1 << i
 		}

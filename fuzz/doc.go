@@ -18,8 +18,13 @@
 //	}
 //
 // A Campaign does that for consecutive seeds on several goroutines, with
-// results taken in seed order, and saves each finding as seed-N.rx and
-// seed-N.reduced.rx:
+// results taken in seed order, and saves each distinct finding in a
+// directory of its own, DIR/<id>/, with seed-N.rx, seed-N.reduced.rx and
+// finding.json (a Record: the category from a fixed vocabulary, the
+// value and shape classes, the ops, the dedup key), merging and counting
+// findings with the same key; a finding that an entry of the
+// known-discrepancy ledger (package ledger) matches is recorded as xfail
+// with category semantics:
 //
 //	c := fuzz.Campaign{Seed: 1, Count: 1000, Checker: &fuzz.Checker{}, Dir: "findings", Parallel: 4, Found: os.Stdout}
 //	st, err := c.Run(ctx)
@@ -51,6 +56,21 @@
 //
 // Each program draws a random subset of the language's features (swarm
 // testing): a program without Softmax exercises the other ops harder.
+//
+// An edge-seeking program (Config.Edges, FeatEdges, one drawn program in
+// 8) aims at the places frameworks differ instead: signed zeros meeting
+// in Maximum, Minimum, Max and Relu and made observable by a division,
+// NaN and ±Inf at every position of a row, rows that are all −Inf, Exp
+// and Sigmoid near overflow, Log and Sqrt at and below zero, sizes from 1
+// to 40, Transpose feeding MatMul (see gen_expr.go's edge).
+//
+// # Invariance
+//
+// With Checker.Invariance (on in `rxeq fuzz`), every executor, the
+// reference included, is also checked against itself on row-independent
+// functions (harness.RowIndependence, harness.CheckInvariance): a row
+// computed alone, with the rows reversed or shifted must give bit-identical
+// results; a violation is a finding of KindPosition.
 //
 // # Comparison
 //

@@ -29,6 +29,14 @@ func Generate(seed uint64, cfg Config) Program {
 	feat := cfg.Features
 	if feat == 0 {
 		feat = drawFeatures(rng)
+		// A generator of its own, so that the draw does not move the
+		// stream every other program is generated from.
+		if rand.New(rand.NewPCG(seed, 0x65646765)).Float64() < EdgeRate { // "edge"
+			feat |= FeatEdges
+		}
+	}
+	if cfg.Edges {
+		feat |= FeatEdges | FeatWrap | FeatMayFail
 	}
 	feat &^= cfg.Exclude
 	g := &gen{rng: rng, cfg: cfg, feat: feat}
@@ -145,8 +153,22 @@ func (g *gen) constFor(v int64) string {
 	return name
 }
 
+// edgeDists are the input distributions of edge-seeking programs (with
+// FeatEdges), with their finite magnitude bounds.
+var edgeDists = []struct {
+	dist  string
+	bound float64
+}{
+	{"edge(signedzeros)", 1}, {"edge(signedzeros)", 1}, {"edge(nanpos)", 8}, {"edge(infrows)", 8},
+	{"edge(expedge)", 90}, {"edge(logedge)", 3}, {"edge(ties)", 1},
+}
+
 // distribution picks a float input distribution and its magnitude bound.
 func (g *gen) distribution() (string, float64) {
+	if g.has(FeatEdges) && !g.chance(4) {
+		d := pickOf(g, edgeDists)
+		return d.dist, d.bound
+	}
 	if g.has(FeatSpecials) && g.chance(6) {
 		// NaN and ±Inf propagate as such; the finite values are at most
 		// 2.5 or normal(0, 2) draws, so the finite bound is that of the

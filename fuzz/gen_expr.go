@@ -170,6 +170,12 @@ func (g *fnGen) leaf(s shape) (ast.Expr, float64) {
 }
 
 func (g *fnGen) matmul(s shape, k dim, d int) (ast.Expr, float64) {
+	if g.has(FeatEdges) && g.chance(2) && g.canMake(shape{k, s[0]}) {
+		// Transpose feeding MatMul: a strided operand.
+		a, ba := g.expr(shape{k, s[0]}, d)
+		b, bb := g.expr(shape{k, s[1]}, d)
+		return g.capped(call("MatMul", call("Transpose", a), b), k.extent()*ba*bb)
+	}
 	a, ba := g.expr(shape{s[0], k}, d)
 	b, bb := g.expr(shape{k, s[1]}, d)
 	return g.capped(call("MatMul", a, b), k.extent()*ba*bb)
@@ -253,7 +259,96 @@ func (g *fnGen) expr(s shape, d int) (ast.Expr, float64) {
 	if ks := g.splits(s); len(ks) > 0 {
 		add(2, true, func() (ast.Expr, float64) { return g.matmul(s, pickOf(g.gen, ks), d-1) })
 	}
+	add(6, g.has(FeatEdges), func() (ast.Expr, float64) { return g.edge(s, d) })
 	return g.capped(opts.draw(g.gen)())
+}
+
+// edgeLeaf makes shape s for an edge-seeking op: a parameter of that
+// shape as it is (its edge values unsquashed) when there is one.
+func (g *fnGen) edgeLeaf(s shape) (ast.Expr, float64) {
+	var ps []*variable
+	for _, v := range g.floats() {
+		if v.kind == paramVar && v.shp.eq(s) {
+			ps = append(ps, v)
+		}
+	}
+	if len(ps) > 0 && !g.chance(4) {
+		v := pickOf(g.gen, ps)
+		return ident(v.name), v.bound
+	}
+	return g.leaf(s)
+}
+
+// edge generates an expression of shape s that aims at the places where
+// frameworks differ (FeatEdges): signed zeros meeting in Maximum,
+// Minimum and Relu, made observable by a division; Exp, Sigmoid and Tanh
+// of unsquashed arguments (near their overflow and saturation points
+// with edge(expedge) inputs); Log and Sqrt at and below zero; Softmax
+// and LogSoftmax of rows that may be all −Inf; reductions of rows with
+// NaN and ±Inf at any position. The oracle defines what each must give,
+// and the noise runs excuse what float32 itself does.
+func (g *fnGen) edge(s shape, d int) (ast.Expr, float64) {
+	x, b := g.edgeLeaf(s)
+	var opts choices[maker]
+	add := opts.add
+	add(4, true, func() (ast.Expr, float64) {
+		y, _ := g.edgeLeaf(s)
+		if g.chance(3) {
+			y = neg(y)
+		}
+		if g.chance(3) {
+			x = neg(x)
+		}
+		m := call(g.pick([]string{"Maximum", "Minimum"}), x, y)
+		if g.chance(4) {
+			m = call(g.pick([]string{"Maximum", "Minimum"}), y, x)
+		}
+		return bin(token.QUO, floatLit(1), m), 1e38
+	})
+	add(2, true, func() (ast.Expr, float64) {
+		if g.chance(3) {
+			x = neg(x)
+		}
+		return bin(token.QUO, floatLit(1), call("Relu", x)), 1e38
+	})
+	add(3, true, func() (ast.Expr, float64) {
+		return call(g.pick([]string{"Exp", "Sigmoid", "Tanh"}), x), math.Max(math.Exp(math.Min(b, 90)), 1)
+	})
+	add(2, true, func() (ast.Expr, float64) { return call(g.pick([]string{"Log", "Sqrt"}), x), b })
+	if len(s) > 0 {
+		add(2, true, func() (ast.Expr, float64) {
+			return call(g.pick([]string{"Softmax", "LogSoftmax"}), x, g.axis(len(s)-1, len(s))), 1e38
+		})
+	}
+	if len(s) < 3 {
+		var inners []struct {
+			a     int
+			inner shape
+		}
+		for a := 0; a <= len(s); a++ {
+			for _, k := range g.dims {
+				if inner := s.insert(a, k); g.canMake(inner) {
+					inners = append(inners, struct {
+						a     int
+						inner shape
+					}{a, inner})
+				}
+			}
+		}
+		if len(inners) > 0 {
+			add(3, true, func() (ast.Expr, float64) {
+				in := pickOf(g.gen, inners)
+				y, by := g.edgeLeaf(in.inner)
+				name := g.pick(reducers)
+				r := call(name, y, g.axis(in.a, len(in.inner)))
+				if name == "Max" && g.chance(2) {
+					return bin(token.QUO, floatLit(1), r), 1e38
+				}
+				return r, reduceBound(name, in.inner[in.a].extent(), by)
+			})
+		}
+	}
+	return opts.draw(g.gen)()
 }
 
 // arith generates x op y with y broadcast to s.

@@ -118,7 +118,11 @@ func (g *fnGen) params() []*ast.Field {
 	consts := make([]dim, 1+g.rng.IntN(3))
 	for i := range consts {
 		size := int64(2 + g.rng.IntN(5))
-		if g.chance(12) {
+		if g.has(FeatEdges) && !g.chance(3) {
+			// Every vector width's body and tail: sizes around 4, 8, 16
+			// and 32 floats, up to 40.
+			size = pickOf(g.gen, edgeSizes)
+		} else if g.chance(12) {
 			size = 1
 		} else if g.chance(10) {
 			// Sizes past one vector of 4, 8 or 16 floats with a tail, so
@@ -182,6 +186,9 @@ func (g *fnGen) params() []*ast.Field {
 	}
 	return fields
 }
+
+// edgeSizes are the constant dimensions of edge-seeking programs.
+var edgeSizes = []int64{1, 2, 3, 5, 7, 8, 9, 15, 16, 17, 31, 32, 33, 39, 40}
 
 func containsDim(ds []dim, d dim) bool {
 	for _, e := range ds {

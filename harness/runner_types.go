@@ -49,6 +49,14 @@ const (
 	// executor's Run returned an error wrapping executor.ErrUnserved); Message
 	// gives its reason. A skipped case is neither a pass nor a failure.
 	StatusSkip Status = "skip"
+	// StatusXFail: the case failed in a way an entry of the
+	// known-discrepancy ledger documents (see package ledger); it does
+	// not fail the run. Set by the caller of Run (rxeq run), not by Run.
+	StatusXFail Status = "xfail"
+	// StatusXPass: the case passed although a ledger entry expects it to
+	// fail (its discrepancy no longer reproduces); it fails the run only
+	// under `rxeq run --strict`.
+	StatusXPass Status = "xpass"
 )
 
 // Shard selects a deterministic part of the cases: the groups of cases
@@ -273,6 +281,9 @@ type Case struct {
 	// every shard: the group belongs to shard Group mod Total + 1, and
 	// sorting a merge's cases by it restores the unsharded order.
 	Group int
+	// Check is "" for the comparison with the reference, "invariance" for
+	// the executor's position and batch invariance (CheckInvariance).
+	Check string
 
 	// Outputs compares every output with the reference, in the function's
 	// result order (empty for the reference itself).
@@ -296,8 +307,12 @@ type Case struct {
 	Message string
 }
 
-// Name returns "scenario/function/bBATCH/executor".
+// Name returns "scenario/function/bBATCH/executor" (and "/invariance"
+// for an invariance case).
 func (c Case) Name() string {
+	if c.Check != "" {
+		return fmt.Sprintf("%s/%s/b%d/%s/%s", c.Scenario, c.Function, c.Batch, c.Executor, c.Check)
+	}
 	return fmt.Sprintf("%s/%s/b%d/%s", c.Scenario, c.Function, c.Batch, c.Executor)
 }
 
@@ -365,7 +380,9 @@ type Result struct {
 // held.
 func (r *Result) OK() bool {
 	for _, c := range r.Cases {
-		if c.Status != StatusPass && c.Status != StatusSkip {
+		switch c.Status {
+		case StatusPass, StatusSkip, StatusXFail, StatusXPass:
+		default:
 			return false
 		}
 	}
@@ -377,8 +394,8 @@ func (r *Result) OK() bool {
 	return true
 }
 
-// Counts returns how many cases passed, failed and errored (skipped cases
-// are in none of them; see Skipped).
+// Counts returns how many cases passed, failed and errored (skipped,
+// xfail and xpass cases are in none of them; see Skipped and Expected).
 func (r *Result) Counts() (pass, fail, errored int) {
 	for _, c := range r.Cases {
 		switch c.Status {
@@ -386,12 +403,26 @@ func (r *Result) Counts() (pass, fail, errored int) {
 			pass++
 		case StatusFail:
 			fail++
-		case StatusSkip:
+		case StatusSkip, StatusXFail, StatusXPass:
 		default:
 			errored++
 		}
 	}
 	return pass, fail, errored
+}
+
+// Expected returns how many cases are xfail and xpass (see StatusXFail);
+// they are in none of Counts' numbers.
+func (r *Result) Expected() (xfail, xpass int) {
+	for _, c := range r.Cases {
+		switch c.Status {
+		case StatusXFail:
+			xfail++
+		case StatusXPass:
+			xpass++
+		}
+	}
+	return xfail, xpass
 }
 
 // Skipped returns how many cases were skipped.

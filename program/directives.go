@@ -21,7 +21,7 @@ var scenarioName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]*$`)
 
 // fileDirectives and funcDirectives are every directive the language knows.
 var (
-	fileDirectives = []string{"scenario", "batches", "seed", "input", "tolerance", "expect-error"}
+	fileDirectives = []string{"scenario", "batches", "seed", "input", "tolerance", "expect-error", "signed-zeros"}
 	funcDirectives = []string{"lock", "lock-not", "lock-next", "lock-same", "skip"}
 )
 
@@ -220,6 +220,12 @@ func (c *checker) fileDirective(pos token.Position, name, args string) {
 		c.file.Inputs = append(c.file.Inputs, Input{Param: param, Dist: d, Pos: pos})
 	case "tolerance":
 		c.toleranceDirective(pos, fields)
+	case "signed-zeros":
+		if len(fields) != 0 {
+			c.errorAt(pos, "//rx:signed-zeros takes no arguments")
+			return
+		}
+		c.file.SignedZeros = true
 	case "expect-error":
 		text, _, err := unquoteArg(args)
 		if err != nil || text == "" {

@@ -25,7 +25,11 @@ var _ = Describe("the exported name lists", func() {
 	It("lists every directive the checker accepts, at the level it accepts it", func() {
 		Expect(program.Directives()).To(Equal(append(program.FileDirectives(), program.FuncDirectives()...)))
 		for _, name := range program.FileDirectives() {
-			_, err := program.Parse("t.rx", []byte("//rx:"+name+"\npackage p\n"))
+			text := "//rx:" + name
+			if name == "signed-zeros" {
+				text += " 1" // takes no arguments: an argument is the usage error
+			}
+			_, err := program.Parse("t.rx", []byte(text+"\npackage p\n"))
 			Expect(err).To(HaveOccurred(), name) // no arguments: a usage error, not "unknown directive"
 			Expect(err.Error()).NotTo(ContainSubstring("unknown directive"), name)
 		}
@@ -47,5 +51,17 @@ var _ = Describe("the exported name lists", func() {
 		d := program.FileDirectives()
 		d[0] = "changed"
 		Expect(program.FileDirectives()[0]).To(Equal("scenario"))
+	})
+})
+
+var _ = Describe("//rx:signed-zeros", func() {
+	It("sets File.SignedZeros, takes no arguments and may be given once", func() {
+		f, err := program.Parse("t.rx", []byte("//rx:signed-zeros\npackage p\n"))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(f.SignedZeros).To(BeTrue())
+		_, err = program.Parse("t.rx", []byte("//rx:signed-zeros on\npackage p\n"))
+		Expect(err).To(MatchError(ContainSubstring("//rx:signed-zeros takes no arguments")))
+		_, err = program.Parse("t.rx", []byte("//rx:signed-zeros\n//rx:signed-zeros\npackage p\n"))
+		Expect(err).To(MatchError(ContainSubstring("//rx:signed-zeros given twice")))
 	})
 })

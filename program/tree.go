@@ -25,6 +25,7 @@ type File struct {
 	Inputs      []Input     // //rx:input, in file order
 	Tolerances  []Tolerance // //rx:tolerance, in file order
 	ExpectError string      // //rx:expect-error text, "" if absent
+	SignedZeros bool        // //rx:signed-zeros: the sign of a zero must match the oracle's
 	Consts      []*Const    // package-level integer constants, in file order
 	Funcs       []*Func     // in file order
 }

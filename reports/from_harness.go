@@ -73,7 +73,7 @@ func seconds(d time.Duration) float64 { return d.Seconds() }
 func fromCase(c harness.Case) Case {
 	out := Case{
 		Scenario: c.Scenario, Function: c.Function, Batch: c.Batch, Executor: string(c.Executor), Path: string(c.Path), Group: c.Group,
-		Seed: c.Seed, Status: Status(c.Status), Duration: seconds(c.Timing.Total()),
+		Seed: c.Seed, Status: Status(c.Status), Check: c.Check, Duration: seconds(c.Timing.Total()),
 		Timing: &Timing{
 			Prepare: seconds(c.Timing.Prepare), Inputs: seconds(c.Timing.Inputs),
 			Execute: seconds(c.Timing.Execute), Compare: seconds(c.Timing.Compare),

@@ -137,7 +137,9 @@ func caseXML(name, classname string, d float64, st Status, failType, text string
 	c := junitCase{Name: name, Classname: classname, Time: junitTime(d)}
 	p := &junitProblem{Message: firstLine(text), Body: text}
 	switch st {
-	case StatusPass:
+	case StatusPass, StatusXPass:
+	case StatusXFail:
+		c.Skipped = p
 	case StatusFail:
 		p.Type = failType
 		c.Failure = p

@@ -153,9 +153,9 @@ func checkShards(shards []*Report) error {
 // rank orders statuses from best to worst for Merge.
 func rank(s Status) int {
 	switch s {
-	case StatusPass:
+	case StatusPass, StatusXPass:
 		return 0
-	case StatusSkip:
+	case StatusSkip, StatusXFail:
 		return 1
 	case StatusError:
 		return 2

@@ -15,6 +15,14 @@ const (
 	StatusFail  Status = "fail"
 	StatusError Status = "error"
 	StatusSkip  Status = "skip"
+	// StatusXFail: a failure that an entry of the known-discrepancy
+	// ledger documents (the message starts with the entry's text);
+	// JUnit <skipped>.
+	StatusXFail Status = "xfail"
+	// StatusXPass: a pass where a ledger entry expects a failure (the
+	// discrepancy no longer reproduces); a JUnit pass, a failure under
+	// --strict (where the status is fail).
+	StatusXPass Status = "xpass"
 )
 
 // Report is one run of rxeq: every case and every lock, with what is needed
@@ -78,14 +86,18 @@ type Unavailable struct {
 
 // Case is one scenario × function × batch × executor.
 type Case struct {
-	Scenario string   `json:"scenario"`
-	Function string   `json:"function"`
-	Batch    int      `json:"batch"`
-	Executor string   `json:"executor"`         // "oracle", "fallback", "native" or a user's executor
-	Group    int      `json:"group"`            // the group's number in the whole run's order, from 0 (see Shard)
-	Path     string   `json:"path"`             // the path that actually ran (in auto mode native may hand over to fallback)
-	Seed     uint64   `json:"seed"`             // the seed the case's inputs were generated from
-	Status   Status   `json:"status"`           // pass, fail, error or skip
+	Scenario string `json:"scenario"`
+	Function string `json:"function"`
+	Batch    int    `json:"batch"`
+	Executor string `json:"executor"` // "oracle", "fallback", "native" or a user's executor
+	Group    int    `json:"group"`    // the group's number in the whole run's order, from 0 (see Shard)
+	Path     string `json:"path"`     // the path that actually ran (in auto mode native may hand over to fallback)
+	Seed     uint64 `json:"seed"`     // the seed the case's inputs were generated from
+	Status   Status `json:"status"`   // pass, fail, error, skip, xfail or xpass
+	// Check is "invariance" for the executor's position and batch
+	// invariance against itself (rxeq run --invariance); absent for the
+	// comparison with the reference.
+	Check    string   `json:"check,omitempty"`
 	Duration float64  `json:"duration_s"`       // seconds
 	Timing   *Timing  `json:"timing,omitempty"` // where Duration went, when known
 	Outputs  []Output `json:"outputs"`          // one per compared output
@@ -102,6 +114,9 @@ type Case struct {
 
 // Name is the case's test name: "FUNCTION/bBATCH/EXECUTOR".
 func (c *Case) Name() string {
+	if c.Check != "" {
+		return c.Function + "/b" + itoa(c.Batch) + "/" + c.Executor + "/" + c.Check
+	}
 	return c.Function + "/b" + itoa(c.Batch) + "/" + c.Executor
 }
 

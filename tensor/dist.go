@@ -39,8 +39,29 @@ const (
 //     naive formulas break (tanh as a ratio of exponentials above about 44,
 //     exp overflowing float32 above 88.7);
 //   - huge: magnitudes log-uniform in [1e36, 3e38] with random signs, near
-//     the float32 maximum (sums and products overflow to ±Inf).
-var EdgeKinds = []string{"large", "ties", "zeros", "tiny", "specials", "overflow", "huge"}
+//     the float32 maximum (sums and products overflow to ±Inf);
+//   - signedzeros: +0 and −0, each with probability 1/2, so that
+//     Maximum, Minimum, Max and Relu meet zeros of both signs;
+//   - nanpos: normal(0, 2) values with, in each row (the last axis), a
+//     NaN, +Inf or −Inf at the first, the middle or the last position,
+//     or at several positions (reductions and Argmax see a special value
+//     wherever a kernel's vector body or tail has it);
+//   - infrows: rows (the last axis) that are all −Inf, rows that hold a
+//     +Inf among ordinary values, and ordinary rows (Softmax and
+//     LogSoftmax of rows with no finite maximum);
+//   - expedge: magnitudes near the overflow of exp in float32 (88.0 to
+//     89.5) and near where Sigmoid and Tanh saturate (17 to 19.5), with
+//     random signs;
+//   - logedge: +0, −0, the smallest and largest subnormals, negative
+//     values and small positive ones (Log and Sqrt at and below 0).
+var EdgeKinds = []string{"large", "ties", "zeros", "tiny", "specials", "overflow", "huge",
+	"signedzeros", "nanpos", "infrows", "expedge", "logedge"}
+
+// logEdges are the values edge(logedge) draws from.
+var logEdges = []float64{
+	0, math.Copysign(0, -1), math.SmallestNonzeroFloat32, 0x1.fffffcp-127, -math.SmallestNonzeroFloat32,
+	-1, -0.5, -3, 1e-30, 0.25, 1, 2,
+}
 
 // specials are the values edge(specials) draws from (see EdgeKinds).
 var specials = []float64{
@@ -160,10 +181,55 @@ func DeriveSeed(scenarioSeed uint64, caseName string) uint64 {
 func Generate(d Dist, seed uint64, shape ...int) *Tensor {
 	t := NewFloat32(shape...)
 	rng := rand.New(rand.NewPCG(seed, 0x72786571)) // "rxeq"
+	if d.Kind == Edge && (d.Edge == "nanpos" || d.Edge == "infrows") {
+		row := 1
+		if len(shape) > 0 {
+			row = max(shape[len(shape)-1], 1)
+		}
+		for lo := 0; lo < len(t.F32); lo += row {
+			fillRow(d.Edge, t.F32[lo:min(lo+row, len(t.F32))], rng)
+		}
+		return t
+	}
 	for i := range t.F32 {
 		t.F32[i] = float32(draw(d, rng))
 	}
 	return t
+}
+
+// fillRow fills one row (the last axis) of an edge(nanpos) or
+// edge(infrows) tensor.
+func fillRow(kind string, row []float32, rng *rand.Rand) {
+	for i := range row {
+		row[i] = float32(2 * rng.NormFloat64())
+	}
+	n := len(row)
+	switch kind {
+	case "nanpos":
+		special := []float32{float32(math.NaN()), float32(math.NaN()), float32(math.Inf(1)), float32(math.Inf(-1))}[rng.IntN(4)]
+		switch rng.IntN(5) {
+		case 0:
+			row[0] = special
+		case 1:
+			row[n/2] = special
+		case 2:
+			row[n-1] = special
+		case 3:
+			for range 2 + rng.IntN(3) {
+				row[rng.IntN(n)] = special
+			}
+		default: // an ordinary row now and then
+		}
+	case "infrows":
+		switch rng.IntN(3) {
+		case 0:
+			for i := range row {
+				row[i] = float32(math.Inf(-1))
+			}
+		case 1:
+			row[rng.IntN(n)] = float32(math.Inf(1))
+		}
+	}
 }
 
 func draw(d Dist, rng *rand.Rand) float64 {
@@ -197,6 +263,15 @@ func draw(d Dist, rng *rand.Rand) float64 {
 			return sign * (40 + 60*rng.Float64())
 		case "huge":
 			return sign * math.Exp(math.Log(1e36)+(math.Log(3e38)-math.Log(1e36))*rng.Float64())
+		case "signedzeros":
+			return math.Copysign(0, sign)
+		case "expedge":
+			if rng.IntN(2) == 0 {
+				return sign * (88 + 1.5*rng.Float64())
+			}
+			return sign * (17 + 2.5*rng.Float64())
+		case "logedge":
+			return logEdges[rng.IntN(len(logEdges))]
 		}
 	}
 	return 0

@@ -73,6 +73,7 @@ func cmdFuzz(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&r.Config.MaxStmts, "max-stmts", 0, "most top-level statements per function (default 8)")
 	fs.IntVar(&r.Config.MaxDepth, "max-depth", 0, "most nested for/if levels (default 2; -1 for none)")
 	fs.IntVar(&r.Config.MaxExprDepth, "max-expr-depth", 0, "deepest expression (default 3)")
+	fs.BoolVar(&r.Config.Edges, "edges", false, "make every program edge-seeking: signed zeros, NaN and ±Inf at every position, Exp near overflow, Log at 0, sizes 1 to 40 (without it, one drawn program in 8 is)")
 	features := fs.String("features", "", "the exact feature set of every program, e.g. tanh,matmul,for (default: each program draws its own)")
 	exclude := fs.String("exclude", "", "features no program uses, e.g. softmax,exp")
 	fs.DurationVar(&r.Reducer.MaxTime, "reduce-time", time.Minute, "time budget for reducing one finding (0: none); a native candidate costs a C compile (tcc, several candidates at once: a few ms; cc: 0.1 s or more)")
@@ -81,6 +82,11 @@ func cmdFuzz(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	noise := fs.Int("noise-runs", fuzz.DefaultNoiseRuns, "oracle runs rounding to float32 that measure how far rounding can move an output that disagrees (0: none, plain tolerance)")
 	emi := fs.Int("emi", 1, "equivalent variants of each agreeing program (a loop split, a loop of one trip, a branch that never runs) that every executor must compute bit for bit the same (0: none)")
 	fs.IntVar(&r.Parallel, "parallel", runtime.GOMAXPROCS(0), "programs checked at once")
+	ledgerFile := fs.String("ledger", "", "known-discrepancy ledger FILE (default: the checked-in ledger/known.json; \"none\" for none)")
+	strict := fs.Bool("strict", false, "fail when a ledger entry's program no longer reproduces its discrepancy (xpass)")
+	jsonOut := fs.String("json", "", "write the findings table, every distinct finding and the ledger checks to FILE as JSON")
+	signedZeros := fs.Bool("signed-zeros", false, "the sign of a zero must match the oracle's in every output (as //rx:signed-zeros)")
+	invariance := fs.Bool("invariance", true, "check each executor against itself for position and batch invariance on row-independent functions")
 	mem := maxMemory(fs)
 	programCC := fs.String("program-cc", "auto", programCCUsage)
 	tol := tolerance(fs)
@@ -127,8 +133,18 @@ func cmdFuzz(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	checker.Tolerance = tol
 	checker.MaxMemory = mem.resolve()
 	checker.Metamorphic = *emi
+	checker.SignedZeros = *signedZeros
+	checker.Invariance = *invariance
+	led, readProgram, err := loadLedger(*ledgerFile)
+	if err != nil {
+		fmt.Fprintf(stderr, "rxeq fuzz: %v\n", err)
+		return exitUsage
+	}
 	r.timeout = *timeout
 	r.Checker = checker
+	r.Ledger = led
+	r.Framework = frameworkOf
+	r.Repro = writeRepro
 	r.Found, r.Progress, r.Terminal = stdout, stderr, isTerminal(stderr)
 	st, err := r.run(ctx)
 	if errors.Is(err, executor.ErrByName) {
@@ -139,13 +155,34 @@ func cmdFuzz(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if st.Elapsed > 0 {
 		rate = float64(st.Programs) / st.Elapsed.Seconds()
 	}
-	fmt.Fprintf(stdout, "%d programs, %d findings, %.1f programs/s; %d output elements excused as float32 rounding noise\n",
-		st.Programs, st.Findings, rate, st.Excused)
+	var checks []fuzz.LedgerCheck
+	if err == nil {
+		checks, err = fuzz.CheckLedger(ctx, checker, led, frameworkOf, readProgram)
+	}
+	if len(st.Records) > 0 {
+		fmt.Fprintln(stdout)
+		fuzz.WriteTable(stdout, st.Records)
+	}
+	xpass := 0
+	for _, lc := range checks {
+		if lc.Status == fuzz.StatusXPass {
+			xpass++
+			fmt.Fprintf(stdout, "XPASS ledger %s: its program no longer fails\n", lc.Entry)
+		}
+	}
+	fmt.Fprintf(stdout, "%d programs, %d findings, %.1f programs/s; %d output elements excused as float32 rounding noise; %d new, %d xfail, %d distinct; ledger %d xfail, %d xpass\n",
+		st.Programs, st.Findings, rate, st.Excused, st.New(), st.XFail, len(st.Records), len(checks)-xpass, xpass)
+	if *jsonOut != "" {
+		if werr := writeFuzzJSON(*jsonOut, st, checks); werr != nil {
+			fmt.Fprintf(stderr, "rxeq fuzz: %v\n", werr)
+			return exitFail
+		}
+	}
 	if err != nil && !errors.Is(err, context.Canceled) {
 		fmt.Fprintf(stderr, "rxeq fuzz: %v\n", err)
 		return exitFail
 	}
-	if st.Findings > 0 || err != nil {
+	if st.New() > 0 || err != nil || (*strict && xpass > 0) {
 		return exitFail
 	}
 	return exitOK
@@ -280,12 +317,21 @@ func (r *fuzzRun) commands(seed uint64, f fuzz.Finding, file string) (rerun, che
 	} else if r.Checker.Metamorphic != 1 {
 		rerun += fmt.Sprintf(" --emi %d", r.Checker.Metamorphic)
 	}
+	reduceOnly := ""
+	if f.Kind == fuzz.KindPosition {
+		reduceOnly = " --invariance"
+	} else if !r.Checker.Invariance {
+		rerun += " --invariance=false"
+	}
+	if r.Checker.SignedZeros {
+		shared += " --signed-zeros"
+	}
 	rerun += shared
 	check = "rxeq reduce --executors " + r.execList + r.external.flags()
 	if !r.isolate {
 		check += " --isolate=false"
 	}
-	return rerun, check + shared + " " + file
+	return rerun, check + shared + reduceOnly + " " + file
 }
 
 // generatorFlags are the flags that make the generator draw cfg's
@@ -299,6 +345,9 @@ func generatorFlags(cfg fuzz.Config) string {
 		if f.v != 0 {
 			fmt.Fprintf(&b, " --%s %d", f.name, f.v)
 		}
+	}
+	if cfg.Edges {
+		b.WriteString(" --edges")
 	}
 	if cfg.Features != 0 {
 		fmt.Fprintf(&b, " --features %s", cfg.Features)
@@ -328,6 +377,8 @@ func cmdReduce(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	timeout := fs.Duration("timeout", defaultFuzzTimeout, "with --isolate, a native run taking longer is killed and reported as a finding")
 	noise := fs.Int("noise-runs", fuzz.DefaultNoiseRuns, "oracle runs rounding to float32 that measure how far rounding can move an output that disagrees (0: none, plain tolerance)")
 	emi := fs.Int("emi", 0, "equivalent variants each executor must compute bit for bit the same (for a metamorphic finding)")
+	invariance := fs.Bool("invariance", false, "check each executor against itself for position and batch invariance (for a position finding)")
+	signedZeros := fs.Bool("signed-zeros", false, "the sign of a zero must match the oracle's in every output")
 	mem := maxMemory(fs)
 	programCC := fs.String("program-cc", "auto", programCCUsage)
 	tol := tolerance(fs)
@@ -361,6 +412,8 @@ func cmdReduce(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	checker.Tolerance = tol
 	checker.MaxMemory = mem.resolve()
 	checker.Metamorphic = *emi
+	checker.Invariance = *invariance
+	checker.SignedZeros = *signedZeros
 	own := checker
 	checker, slot := checker.Slot("") // one worker for every candidate
 	defer slot.Close()

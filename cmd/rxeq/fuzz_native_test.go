@@ -50,7 +50,7 @@ var _ = Describe("fuzz and reduce with native code in workers", Ordered, Label("
 		Expect(stdout).To(MatchRegexp(`(?m)^2 programs, [12] findings, [0-9.]+ programs/s; \d+ output elements`))
 		Expect(stdout).To(MatchRegexp(`(?m)^FOUND seed 1: native vs oracle: error in f\d batch \d+: the oracle succeeded but the executor failed: \[unclassified\] "native crashed: signal SIGSEGV"$`))
 
-		red, err := os.ReadFile(filepath.Join(out, "seed-1.reduced.rx"))
+		red, err := os.ReadFile(findingFile(out, "seed-1.reduced.rx"))
 		Expect(err).NotTo(HaveOccurred())
 		Expect(string(red)).To(ContainSubstring(`, errors "" vs "native crashed: signal SIGSEGV"`))
 		Expect(string(red)).To(MatchRegexp(`// reduced from \d+ to \d+ statements \(\d+ candidates, \d+ tested, `))
@@ -70,13 +70,13 @@ var _ = Describe("fuzz and reduce with native code in workers", Ordered, Label("
 	})
 
 	It("reduces a saved reproducer again with rxeq reduce --write", func() {
-		orig := filepath.Join(out, "seed-1.rx")
+		orig := findingFile(out, "seed-1.rx")
 		code, stdout, stderr := rxeq("reduce", "--executors", "oracle,native", "--max-tests", "8", "--write", orig)
 		Expect(code).To(Equal(0), stdout+stderr)
 		Expect(stderr).To(MatchRegexp(`(?m)^finding: native vs oracle: error in f\d batch \d+: .*native crashed: signal SIGSEGV`))
 		Expect(stderr).To(MatchRegexp(`(?m)^reduced from \d+ to \d+ statements`))
-		Expect(stderr).To(ContainSubstring("wrote " + filepath.Join(out, "seed-1.reduced.rx")))
-		red, err := os.ReadFile(filepath.Join(out, "seed-1.reduced.rx"))
+		Expect(stderr).To(ContainSubstring("wrote " + findingFile(out, "seed-1.reduced.rx")))
+		red, err := os.ReadFile(findingFile(out, "seed-1.reduced.rx"))
 		Expect(err).NotTo(HaveOccurred())
 		Expect(fuzz.CountStmts(red)).To(BeNumerically("<", fuzz.CountStmts(mustRead(orig))))
 		Expect(string(red)).To(ContainSubstring("Tanh("))
@@ -116,11 +116,11 @@ exec cc "$@"
 			"--max-stmts", "4", "--reduce-tests", "30", "--out", out)
 		Expect(code).To(Equal(1), stdout+stderr)
 		Expect(stdout).To(MatchRegexp(`(?m)^FOUND seed 1: native vs oracle: prepare: native build: CC=".*buggy-cc" failed on .*rx_gen.c: exit status 1$`))
-		red := mustRead(filepath.Join(out, "seed-1.reduced.rx"))
+		red := mustRead(findingFile(out, "seed-1.reduced.rx"))
 		Expect(string(red)).To(ContainSubstring(`// signature: native vs oracle, prepare, "error: planted compiler bug"`))
 		Expect(string(red)).To(ContainSubstring("Tanh("))
 		Expect(fuzz.CountStmts(red)).To(BeNumerically("<=", 3))
-		Expect(fuzz.CountStmts(red)).To(BeNumerically("<", fuzz.CountStmts(mustRead(filepath.Join(out, "seed-1.rx")))))
+		Expect(fuzz.CountStmts(red)).To(BeNumerically("<", fuzz.CountStmts(mustRead(findingFile(out, "seed-1.rx")))))
 	})
 })
 
@@ -162,6 +162,10 @@ var _ = Describe("fuzz with native programs sharing workers and builds", Label("
 				names = append(names, e.Name())
 			}
 			st.Elapsed = 0
+			for _, r := range st.Records {
+				r.CheckCmd = strings.ReplaceAll(r.CheckCmd, out, "DIR") // a directory per session
+				r.Detail = firstLine(r.Detail)                          // a crash's stderr names addresses
+			}
 			return st, strings.ReplaceAll(elapsed.ReplaceAllString(buf.String(), ", T)"), out, "DIR"), names
 		}
 		stOwn, outOwn, filesOwn := session(1, 1, true)

@@ -64,9 +64,9 @@ func cmdMerge(_ context.Context, args []string, stdout, stderr io.Writer) int {
 	pass, fail, skip := 0, 0, 0
 	for _, c := range merged.Cases {
 		switch c.Status {
-		case reports.StatusPass:
+		case reports.StatusPass, reports.StatusXPass:
 			pass++
-		case reports.StatusSkip:
+		case reports.StatusSkip, reports.StatusXFail:
 			skip++
 		default:
 			fail++

@@ -15,6 +15,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/rextio/rxeq/compare"
 	"github.com/rextio/rxeq/executor"
 	"github.com/rextio/rxeq/executor/builtin"
 	"github.com/rextio/rxeq/harness"
@@ -49,6 +50,10 @@ type runFlags struct {
 	errorKinds        bool
 	external          executorSpecs // --executor NAME=COMMAND
 	funcMap           funcMaps      // --executor-func NAME:FUNC=THEIRS
+	ledger            string        // --ledger
+	strict            bool          // --strict
+	invariance        bool          // --invariance
+	signedZeros       bool          // --signed-zeros
 }
 
 func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -74,12 +79,29 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&rf.isolate, "isolate", false, "run native code in a worker process: a crash or hang fails that case and the run goes on")
 	fs.Var(&rf.external, "executor", "add an external executor `NAME=COMMAND` speaking rxeq.executor/v1 (repeatable; see docs/executor-protocol.md)")
 	fs.Var(&rf.funcMap, "executor-func", "external executor NAME knows function FUNC as THEIRS: `NAME:FUNC=THEIRS` (repeatable)")
+	fs.StringVar(&rf.ledger, "ledger", "", "known-discrepancy ledger `FILE` (default: the checked-in ledger/known.json; \"none\" for none)")
+	fs.BoolVar(&rf.strict, "strict", false, "a case that passes where a ledger entry expects it to fail (xpass) fails the run")
+	fs.BoolVar(&rf.invariance, "invariance", false, "also check each executor against itself for position and batch invariance on row-independent functions")
+	fs.BoolVar(&rf.signedZeros, "signed-zeros", false, "the sign of a zero must match the oracle's in every output (as //rx:signed-zeros)")
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
+	}
+	led, readProgram, lerr := loadLedger(rf.ledger)
+	if lerr != nil {
+		fmt.Fprintf(stderr, "rxeq run: %v\n", lerr)
+		return exitUsage
 	}
 	opts, err := rf.options()
 	if err == nil {
 		err = checkOutputs(rf)
+	}
+	if err == nil && rf.signedZeros {
+		t := compare.DefaultTolerance()
+		if opts.Tolerance != nil {
+			t = *opts.Tolerance
+		}
+		t.SignedZeros = true
+		opts.Tolerance = &t
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "rxeq run: %v\n", err)
@@ -105,6 +127,11 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	res, err := harness.Run(ctx, files, opts)
 	prog.finish()
+	var invValues map[string]string
+	if err == nil && rf.invariance {
+		invValues, err = addInvarianceCases(ctx, res, files, opts)
+	}
+	applyLedger(res, files, led, readProgram, rf.strict, invValues)
 	if err != nil {
 		if errors.Is(err, harness.ErrOptions) {
 			// Every unusable input file, one per line.
@@ -355,6 +382,9 @@ func printSummary(w io.Writer, res *harness.Result) {
 	if n := res.Skipped(); n > 0 {
 		skipped = fmt.Sprintf(", %d skipped", n)
 	}
+	if xfail, xpass := res.Expected(); xfail+xpass > 0 {
+		skipped += fmt.Sprintf(", %d xfail, %d xpass", xfail, xpass)
+	}
 	fmt.Fprintf(w, "\n%d passed, %d failed, %d errors%s; locks %d/%d held; %s\n", pass, fail, errored, skipped, locksOK, len(res.Locks), res.Wall.Round(time.Millisecond))
 	if prep := prepareTimes(res); prep != "" {
 		fmt.Fprintf(w, "prepare: %s\n", prep)
@@ -365,6 +395,9 @@ func printSummary(w io.Writer, res *harness.Result) {
 	closing := fmt.Sprintf("%d passed, %d failed", pass+locksOK, fail+errored+len(res.Locks)-locksOK)
 	if n := res.Skipped(); n > 0 {
 		closing += fmt.Sprintf(", %d skipped", n)
+	}
+	if xfail, xpass := res.Expected(); xfail+xpass > 0 {
+		closing += fmt.Sprintf(", %d xfail, %d xpass", xfail, xpass)
 	}
 	fmt.Fprintln(w, closing)
 }

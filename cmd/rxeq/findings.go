@@ -1,0 +1,119 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/rextio/rxeq/executor"
+	"github.com/rextio/rxeq/executor/builtin"
+	"github.com/rextio/rxeq/fuzz"
+	"github.com/rextio/rxeq/ledger"
+	"github.com/rextio/rxeq/native/runtime"
+)
+
+// loadLedger reads --ledger: "" is the checked-in ledger (embedded, with
+// its programs), "none" no ledger, anything else a file whose programs
+// are relative to it. It returns the ledger and how to read an entry's
+// program.
+func loadLedger(flag string) (*ledger.Ledger, func(string) ([]byte, error), error) {
+	switch flag {
+	case "":
+		return ledger.Default(), ledger.DefaultProgram, nil
+	case "none":
+		return nil, nil, nil
+	}
+	l, err := ledger.Load(flag)
+	if err != nil {
+		return nil, nil, err
+	}
+	dir := filepath.Dir(flag)
+	return l, func(name string) ([]byte, error) {
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			return nil, fmt.Errorf("%w: %w", ledger.ErrLedger, err)
+		}
+		return b, nil
+	}, nil
+}
+
+var torchVersion = sync.OnceValue(func() string {
+	in, err := runtime.FindTorch(os.Getenv(builtin.EnvTorchRoot))
+	if err != nil {
+		return ""
+	}
+	// "libtorch 1.13.1 (libtorch_cpu.so.1.13, …)"
+	f := strings.Fields(in.Version)
+	if len(f) < 2 {
+		return ""
+	}
+	return f[1]
+})
+
+// frameworkOf names the framework and version behind a built-in executor
+// (fuzz.Campaign.Framework): libtorch's for torch; "" for rxeq's own
+// executors and for executors this build does not know (an external
+// executor names itself).
+func frameworkOf(name executor.Name) (string, string) {
+	if name == executor.Torch {
+		return "libtorch (ATen)", torchVersion()
+	}
+	return "", ""
+}
+
+// writeRepro writes a standalone reproducer of a new finding
+// (fuzz.Campaign.Repro): for torch, repro.cc, a C++ program over
+// libtorch alone (see fuzz.TorchRepro) when the reduced program is one
+// that it can translate.
+func writeRepro(dir string, rec *fuzz.Record, reduced []byte) (string, error) {
+	if rec.Executor != string(executor.Torch) {
+		return "", nil
+	}
+	src, err := fuzz.TorchRepro(reduced, rec)
+	if err != nil {
+		return "", err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "repro.cc"), src, 0o644); err != nil {
+		return "", err
+	}
+	return "repro.cc", nil
+}
+
+// fuzzJSON is the --json output of rxeq fuzz (schema rxeq.fuzz/v1).
+type fuzzJSON struct {
+	Schema   string             `json:"schema"`
+	Programs int                `json:"programs"`
+	Findings int                `json:"findings"` // programs with a finding
+	New      int                `json:"new"`
+	XFail    int                `json:"xfail"`
+	Elapsed  float64            `json:"elapsed_seconds"`
+	Table    []fuzz.TableRow    `json:"table"`
+	Records  []*fuzz.Record     `json:"distinct"`
+	Ledger   []fuzz.LedgerCheck `json:"ledger"`
+}
+
+func writeFuzzJSON(path string, st fuzz.Stats, checks []fuzz.LedgerCheck) error {
+	out := fuzzJSON{Schema: "rxeq.fuzz/v1", Programs: st.Programs, Findings: st.Findings, New: st.New(), XFail: st.XFail,
+		Elapsed: st.Elapsed.Round(time.Millisecond).Seconds(), Table: fuzz.Table(st.Records), Records: st.Records, Ledger: checks}
+	if out.Table == nil {
+		out.Table = []fuzz.TableRow{}
+	}
+	if out.Records == nil {
+		out.Records = []*fuzz.Record{}
+	}
+	if out.Ledger == nil {
+		out.Ledger = []fuzz.LedgerCheck{}
+	}
+	b, err := json.MarshalIndent(out, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	return nil
+}
