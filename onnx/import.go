@@ -1050,7 +1050,8 @@ func (x *importer) graph(g *onnxpb.Graph, sc *scope) {
 		if !x.nodeNeeded(n) {
 			// Checked arithmetic whose value nothing reads but whose
 			// failure is the model's error: it is evaluated all the same.
-			x.emit("%s := %s", x.newName("check"), v.expr)
+			// (_ = CheckedDiv(a, b), as Go evaluates it for its effect).
+			x.emit("_ = %s", v.expr)
 			continue
 		}
 		x.bind(n.Output[0], v, g, sc)

@@ -96,6 +96,19 @@ func (fc *funcChecker) checkAssign(s *ast.AssignStmt) Stmt {
 		fc.errorf(s.TokPos, "unsupported assignment operator %s", s.Tok)
 		return nil
 	}
+	if id.Name == "_" && s.Tok == token.ASSIGN {
+		// _ = expr evaluates expr for its effect alone, as in Go: a checked
+		// operation's error (CheckedDiv(a, b) with b zero) still stops the
+		// function. The value is a local named _ that nothing can read (it is
+		// in no scope).
+		val := fc.checkValue(rhs)
+		if val == nil {
+			return nil
+		}
+		v := &Var{Name: "_", Kind: LocalVar, Type: val.Type(), Pos: pos, ID: fc.nextID}
+		fc.nextID++
+		return &Assign{Pos: pos, Var: v, Define: true, Value: val}
+	}
 	if s.Tok == token.DEFINE {
 		val := fc.checkValue(rhs)
 		if val == nil {

@@ -24,6 +24,17 @@ var _ = Describe("ParseScenario", func() {
 		Expect(err).NotTo(HaveOccurred())
 	})
 
+	It("evaluates _ = expr for its effect, and _ cannot be read or declared", func() {
+		head := "//rx:input x normal(0, 1)\n//rx:input n const(0)\npackage p\nfunc f(x [B][4]float32, n int64) (y [B][4]float32) {\n"
+		f, err := program.ParseScenario("t.rx", []byte(head+"\t_ = CheckedDiv(7, n)\n\t_ = Tanh(x)\n\ty = x\n\treturn\n}\n"))
+		Expect(err).NotTo(HaveOccurred())
+		p, err := program.Lower(f)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(p.String()).To(MatchRegexp(`(?i)checked.?div`), "the checked division is kept: its error is the function's")
+		Expect(scenarioErr(head + "\ty = _\n\treturn\n}\n")).To(ContainSubstring("t.rx:5:6:"))
+		Expect(scenarioErr(head + "\t_ := Tanh(x)\n\ty = x\n\treturn\n}\n")).To(ContainSubstring("the blank identifier _ cannot be declared here"))
+	})
+
 	It("rejects a file without functions, which Parse accepts", func() {
 		_, err := program.Parse("t.rx", []byte("// nothing here\npackage p\n"))
 		Expect(err).NotTo(HaveOccurred())
