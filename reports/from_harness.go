@@ -44,13 +44,6 @@ func FromResult(res *harness.Result, info RunInfo) *Report {
 			}
 			r.Frameworks[string(p.Executor)] = p.Framework
 		}
-		if r.Framework == "" {
-			r.Framework = p.Framework
-		}
-		if r.Frameworks == nil {
-			r.Frameworks = map[string]string{}
-		}
-		r.Frameworks[string(p.Executor)] = p.Framework
 	}
 	for _, u := range res.Unavailable {
 		r.Unavailable = append(r.Unavailable, Unavailable{Executor: string(u.Executor), Reason: u.Reason})
