@@ -48,4 +48,58 @@ var _ = Describe("the ONNX Runtime executors", Label("e2e"), func() {
 			"onnxruntime-noopt": "ONNX Runtime 1.30.0, graph optimization none (ORT_DISABLE_ALL)",
 		}))
 	})
+
+	// ../../isolate/testdata/ort-crash.rx's f0 makes ONNX Runtime 1.30.0
+	// die of SIGSEGV while it creates the session (not every time), f1
+	// does not: under --isolate, f0's cases fail with the crash, the
+	// worker is restarted and f1's cases pass.
+	It("under --isolate: a crash of ONNX Runtime fails that function's cases and the run goes on", func() {
+		if _, err := ort.Find(os.Getenv(builtin.EnvORTLib)); err != nil {
+			if os.Getenv("RXEQ_REQUIRE_ORT") != "" {
+				Fail(err.Error())
+			}
+			Skip(err.Error())
+		}
+		crashed := false
+		for range 20 {
+			code, out, errOut := rxeq("run", "--isolate", "--backend", "oracle,onnxruntime", "../../isolate/testdata/ort-crash.rx")
+			Expect(out).NotTo(ContainSubstring("FAIL ort-crash/f1"), out+errOut)
+			Expect(out).To(MatchRegexp(`(?m)^\d+ passed`))
+			if code == 0 {
+				continue
+			}
+			Expect(code).To(Equal(1), out+errOut)
+			Expect(out).To(ContainSubstring(`"onnxruntime crashed: signal SIGSEGV"`))
+			Expect(out).To(ContainSubstring("--- FAIL ort-crash/f0/"))
+			crashed = true
+			break
+		}
+		Expect(crashed).To(BeTrue(), "ONNX Runtime did not crash in 20 runs")
+	})
+
+	It("rxeq fuzz: the crash of seed 72 is a crash finding and the next program runs", func() {
+		if _, err := ort.Find(os.Getenv(builtin.EnvORTLib)); err != nil {
+			if os.Getenv("RXEQ_REQUIRE_ORT") != "" {
+				Fail(err.Error())
+			}
+			Skip(err.Error())
+		}
+		crashed := false
+		for range 10 {
+			dir := GinkgoT().TempDir()
+			code, out, errOut := rxeq("fuzz", "--seed", "72", "--count", "2", "--executors", "oracle,onnxruntime",
+				"--emi", "0", "--noise-runs", "0", "--reduce-tests", "1", "--parallel", "1", "--out", dir)
+			Expect(out + errOut).To(ContainSubstring("2 programs"))
+			if code == 0 {
+				continue
+			}
+			Expect(code).To(Equal(1), out+errOut)
+			Expect(out + errOut).To(ContainSubstring(`FOUND seed 72: onnxruntime vs oracle: error in f0`))
+			Expect(out + errOut).To(ContainSubstring(`"onnxruntime crashed: signal SIGSEGV"`))
+			Expect(out + errOut).NotTo(ContainSubstring("FOUND seed 73"))
+			crashed = true
+			break
+		}
+		Expect(crashed).To(BeTrue(), "ONNX Runtime did not crash in 10 campaigns")
+	})
 })
