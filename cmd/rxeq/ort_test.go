@@ -102,4 +102,26 @@ var _ = Describe("the ONNX Runtime executors", Label("e2e"), func() {
 		}
 		Expect(crashed).To(BeTrue(), "ONNX Runtime did not crash in 10 campaigns")
 	})
+
+	It("rxeq conformance onnx: runs the node tests through both executors by default, and requires them under RXEQ_REQUIRE_ORT", func() {
+		if _, err := os.Stat("/usr/share/libonnx-testdata/data/node"); err != nil {
+			Skip("libonnx-testdata is not installed; ci/setup.sh installs it")
+		}
+		GinkgoT().Setenv("RXEQ_REQUIRE_ORT", "1")
+		if _, err := ort.Find(os.Getenv(builtin.EnvORTLib)); err == nil {
+			code, out, errOut := rxeq("conformance", "onnx")
+			Expect(code).To(Equal(0), out+errOut)
+			Expect(out).To(MatchRegexp(`\n  onnxruntime\s+(\d+) / (\d+) agree`))
+			Expect(out).To(MatchRegexp(`\n  onnxruntime-noopt\s+(\d+) / (\d+) agree`))
+			Expect(out).NotTo(ContainSubstring("FAIL"))
+		}
+		GinkgoT().Setenv(builtin.EnvORTLib, filepath.Join(GinkgoT().TempDir(), "libonnxruntime.so.1"))
+		code, out, errOut := rxeq("conformance", "onnx", "--backend", "fallback,onnxruntime-noopt")
+		Expect(code).To(Equal(2), out+errOut)
+		Expect(errOut).To(HavePrefix("rxeq conformance: onnxruntime-noopt is required (RXEQ_REQUIRE_ORT is set) but unavailable: ONNX Runtime unavailable: no ONNX Runtime library at "))
+		GinkgoT().Setenv("RXEQ_REQUIRE_ORT", "")
+		code, out, errOut = rxeq("conformance", "onnx", "--backend", "fallback,onnxruntime-noopt")
+		Expect(code).To(Equal(0), out+errOut)
+		Expect(out).To(HavePrefix("onnxruntime-noopt: unavailable: ONNX Runtime unavailable: "))
+	})
 })

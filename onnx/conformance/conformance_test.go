@@ -102,6 +102,34 @@ var _ = Describe("ONNX's node tests", func() {
 	})
 })
 
+var _ = Describe("ONNX's node tests through ONNX Runtime", func() {
+	// Each imported test is exported again by rxeq (onnx.Export) and run
+	// by ONNX Runtime, with its graph optimizations and without.
+	It("agree with every expected output for onnxruntime and onnxruntime-noopt", func() {
+		requireNodeTests()
+		cfg := builtin.Config{}.FromEnv(os.Getenv)
+		sel, err := builtin.Select([]executor.Name{executor.ONNXRuntime, executor.ONNXRuntimeNoOpt}, cfg, nil)
+		Expect(err).NotTo(HaveOccurred())
+		defer sel.Close()
+		if len(sel.Unavailable) > 0 {
+			if os.Getenv("RXEQ_REQUIRE_ORT") != "" {
+				Fail("ONNX Runtime is required here (RXEQ_REQUIRE_ORT is set) but: " + sel.Unavailable[0].Reason)
+			}
+			Skip("ONNX Runtime is not installed: " + sel.Unavailable[0].Reason)
+		}
+		r, err := conformance.Run(context.Background(), conformance.DefaultRoot, sel.Executors)
+		Expect(err).NotTo(HaveOccurred())
+		var out strings.Builder
+		r.Write(&out)
+		GinkgoWriter.Println(out.String())
+		Expect(r.Imported).To(BeNumerically(">=", 100))
+		Expect(r.Failures).To(BeEmpty(), failures(r))
+		for _, e := range sel.Executors {
+			Expect(r.Passed[string(e.Name())]).To(Equal(r.Imported), string(e.Name()))
+		}
+	})
+})
+
 var _ = Describe("Compare", func() {
 	f := func(v ...float32) *tensor.Tensor { return tensor.FromFloat32(v, len(v)) }
 	It("holds float outputs to rtol 1e-5 and atol 1e-7, NaN to NaN and infinities exactly", func() {
