@@ -113,7 +113,12 @@ var _ = Describe("the ONNX Runtime executors", Label("e2e"), func() {
 			Expect(code).To(Equal(0), out+errOut)
 			Expect(out).To(MatchRegexp(`\n  onnxruntime\s+(\d+) / (\d+) agree`))
 			Expect(out).To(MatchRegexp(`\n  onnxruntime-noopt\s+(\d+) / (\d+) agree`))
-			Expect(out).NotTo(ContainSubstring("FAIL"))
+			Expect(out).NotTo(MatchRegexp(`(?m)^FAIL `))
+			// ONNX's own models too; their differences are reported, and
+			// are ONNX Runtime's, not a failure.
+			Expect(out).To(MatchRegexp(`(?m)^onnxruntime on ONNX's own models: \d+ found, \d+ runnable \(float32 and int64 tensors\), \d+ / \d+ agree$`))
+			Expect(out).To(MatchRegexp(`(?m)^onnxruntime-noopt on ONNX's own models: `))
+			Expect(out).To(ContainSubstring("  differs: test_resize_downsample_scales_linear_align_corners (onnxruntime, ONNX's model): "))
 		}
 		GinkgoT().Setenv(builtin.EnvORTLib, filepath.Join(GinkgoT().TempDir(), "libonnxruntime.so.1"))
 		code, out, errOut := rxeq("conformance", "onnx", "--backend", "fallback,onnxruntime-noopt")
