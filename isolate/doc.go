@@ -2,6 +2,13 @@
 // a segfault, an abort or a hang in generated code becomes the failure of
 // one case instead of the end of the run.
 //
+// It runs ONNX Runtime the same way (Executor.ONNXRuntime): the worker
+// loads the library, receives the IR, and exports and runs the models,
+// creating each function's session at its first call, so that a crash of
+// ONNX Runtime while it optimizes a graph fails that call too. What
+// follows says "native"; for ONNX Runtime read its executor's name
+// ("onnxruntime crashed: signal SIGSEGV").
+//
 // Executor implements executor.Executor under the name "native": reports
 // and comparisons read exactly as with native.Executor. Prepare
 // starts a worker process (by default the running binary with the

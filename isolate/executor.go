@@ -13,6 +13,7 @@ import (
 	"github.com/rextio/rxeq/executor"
 	"github.com/rextio/rxeq/internal/subproc"
 	"github.com/rextio/rxeq/native"
+	"github.com/rextio/rxeq/onnx/ort"
 	"github.com/rextio/rxeq/program"
 	"github.com/rextio/rxeq/program/ir"
 	"github.com/rextio/rxeq/tensor"
@@ -50,11 +51,25 @@ type Executor struct {
 	// is prepared in the pool's worker, and Prebuild builds several at
 	// once (see Pool). When nil, each Prepare starts a worker of its own.
 	Pool *Pool
+	// ONNXRuntime, when set, makes e the ONNX Runtime executor it
+	// describes ("onnxruntime", or "onnxruntime-noopt" by its Level) run
+	// in worker processes instead of the native backend: the worker
+	// loads the library ONNXRuntime.Library (once per worker), exports
+	// the program's functions to ONNX and creates each function's
+	// session at its first call (ort.Executor.Lazy), so that a crash or
+	// a hang of ONNX Runtime, in a session's creation or in a run, fails
+	// that call only, as a crash of native code does. Options do not
+	// apply then, and there is nothing to Prebuild.
+	ONNXRuntime *ort.Executor
 }
 
-// Name returns "native" ("torch" for the torch runtime), so results read
-// as the in-process backend's.
+// Name returns "native" ("torch" for the torch runtime, the ONNX Runtime
+// executor's name under ONNXRuntime), so results read as the in-process
+// executor's.
 func (e Executor) Name() executor.Name {
+	if e.ONNXRuntime != nil {
+		return e.ONNXRuntime.Name()
+	}
 	if e.Options.Runtime == executor.Torch {
 		return executor.Torch
 	}
@@ -78,8 +93,9 @@ func (e Executor) Prepare(ctx context.Context, _ *program.File, p *ir.Program) (
 	if err != nil {
 		return nil, err
 	}
-	pr := &prepared{argv: argv, env: e.Env, timeout: e.timeout(), gate: newGate(e.Name()), path: e.Name(),
-		req: request{Kind: reqPrepare, Program: wp, Options: e.Options}}
+	req := e.request(reqPrepare)
+	req.Program = wp
+	pr := &prepared{argv: argv, env: e.Env, timeout: e.timeout(), gate: newGate(e.Name()), path: e.Name(), req: req}
 	w, err := pr.start(ctx)
 	if err != nil {
 		return nil, err
@@ -264,8 +280,9 @@ func (p *prepared) Info() native.BuildInfo {
 
 var _ executor.Built = (*prepared)(nil)
 
-// NeedsCompiler returns true: the worker compiles and runs C.
-func (Executor) NeedsCompiler() bool { return true }
+// NeedsCompiler returns true, unless e runs ONNX Runtime: the worker
+// compiles and runs C.
+func (e Executor) NeedsCompiler() bool { return e.ONNXRuntime == nil }
 
 // Slot returns a copy of e for one goroutine of a campaign (the fuzzer's):
 // it has a Pool of its own, so one worker serves every program the

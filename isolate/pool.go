@@ -15,6 +15,7 @@ import (
 	"github.com/rextio/rxeq/executor"
 	"github.com/rextio/rxeq/internal/subproc"
 	"github.com/rextio/rxeq/native"
+	"github.com/rextio/rxeq/onnx/ort"
 	"github.com/rextio/rxeq/program/ir"
 	"github.com/rextio/rxeq/tensor"
 )
@@ -100,7 +101,11 @@ func (pl *Pool) Close() error {
 
 // configOf names an executor's configuration: a pool serves one.
 func configOf(e Executor) string {
-	return fmt.Sprintf("%s\x00%q\x00%q\x00%+v", e.Name(), e.Command, e.Env, e.Options)
+	var o ort.Executor
+	if e.ONNXRuntime != nil {
+		o = *e.ONNXRuntime
+	}
+	return fmt.Sprintf("%s\x00%q\x00%q\x00%+v\x00%+v", e.Name(), e.Command, e.Env, e.Options, o)
 }
 
 // programKey identifies a program and the options it is built with.
@@ -127,9 +132,15 @@ func (e Executor) argv() ([]string, error) {
 	return []string{self, WorkerArg}, nil
 }
 
-// request returns a request of kind carrying e's build options.
+// request returns a request of kind carrying e's build options (or its
+// ONNX Runtime settings).
 func (e Executor) request(kind string) request {
-	return request{Kind: kind, Options: e.Options}
+	r := request{Kind: kind, Options: e.Options}
+	if e.ONNXRuntime != nil {
+		o := *e.ONNXRuntime
+		r.ORT = &o
+	}
+	return r
 }
 
 func (e Executor) timeout() time.Duration {
@@ -326,7 +337,7 @@ func (pl *Pool) prepareIn(ctx context.Context, e Executor, pw *poolWorker, key s
 // Without a Pool it does nothing.
 func (e Executor) Prebuild(ctx context.Context, ps []*ir.Program) error {
 	pl := e.Pool
-	if pl == nil || len(ps) == 0 {
+	if pl == nil || len(ps) == 0 || e.ONNXRuntime != nil {
 		return nil
 	}
 	if err := pl.check(e); err != nil {

@@ -37,14 +37,22 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 		return fmt.Errorf("%w: sending hello: %v", ErrWorker, err)
 	}
 	progs := map[int]*native.Program{}
+	orts := map[int]executor.Prepared{} // ONNX Runtime's programs (request.ORT)
 	release := func(id int) {
 		if p := progs[id]; p != nil {
 			p.Close()
 			delete(progs, id)
 		}
+		if p := orts[id]; p != nil {
+			_ = p.Close()
+			delete(orts, id)
+		}
 	}
 	defer func() {
 		for id := range progs {
+			release(id)
+		}
+		for id := range orts {
 			release(id)
 		}
 	}()
@@ -66,6 +74,16 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 		switch req.Kind {
 		case reqPrepare:
 			release(req.ID)
+			if req.ORT != nil {
+				p, info, err := prepareORT(ctx, &req)
+				if err != nil {
+					resp.Err = encodeError(err)
+					break
+				}
+				orts[req.ID] = p
+				resp.Info = info
+				break
+			}
 			p, err := prepareProgram(ctx, &req, req.Program)
 			if err != nil {
 				resp.Err = encodeError(err)
@@ -76,6 +94,10 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 		case reqBuild:
 			resp = buildPrograms(ctx, &req, progs)
 		case reqRun:
+			if p := orts[req.ID]; p != nil {
+				resp = runORT(ctx, p, &req)
+				break
+			}
 			resp = runProgram(ctx, progs[req.ID], &req)
 		default:
 			resp.Err = encodeError(fmt.Errorf("%w: unknown request %q", ErrWorker, req.Kind))
@@ -178,6 +200,48 @@ func runProgram(ctx context.Context, prog *native.Program, req *request) respons
 	// The encoding is a copy: the next call of the same sizes reuses the
 	// outputs' memory (no allocation, collection or page fault for them).
 	res.Release()
+	return resp
+}
+
+// prepareORT prepares req's program with ONNX Runtime (req.ORT) and lazy
+// sessions, so that ONNX Runtime creates each function's session during
+// that function's first call: a crash there is that call's.
+func prepareORT(ctx context.Context, req *request) (executor.Prepared, native.BuildInfo, error) {
+	if req.Program == nil {
+		return nil, native.BuildInfo{}, fmt.Errorf("%w: prepare without a program", ErrWorker)
+	}
+	p, err := decodeProgram(req.Program)
+	if err != nil {
+		return nil, native.BuildInfo{}, err
+	}
+	e := *req.ORT
+	e.Lazy = true
+	prep, err := e.Prepare(ctx, nil, p)
+	if err != nil {
+		return nil, native.BuildInfo{}, err
+	}
+	var info native.BuildInfo
+	if b, ok := prep.(executor.Built); ok {
+		info = b.Info()
+	}
+	return prep, info, nil
+}
+
+// runORT runs one call of an ONNX Runtime program.
+func runORT(ctx context.Context, prep executor.Prepared, req *request) response {
+	var resp response
+	inputs, err := decodeTensors(req.Inputs)
+	if err != nil {
+		resp.Err = encodeError(err)
+		return resp
+	}
+	out, err := prep.Run(ctx, req.Func, inputs)
+	resp.Path = out.Path
+	if err != nil {
+		resp.Err = encodeError(err)
+		return resp
+	}
+	resp.Outputs = encodeTensors(out.Outputs)
 	return resp
 }
 

@@ -9,13 +9,14 @@ import (
 
 	"github.com/rextio/rxeq/executor"
 	"github.com/rextio/rxeq/native"
+	"github.com/rextio/rxeq/onnx/ort"
 	"github.com/rextio/rxeq/program/ir"
 	"github.com/rextio/rxeq/tensor"
 )
 
 // protocolVersion is sent in the worker's hello; the parent refuses any
 // other (a stale or foreign worker binary).
-const protocolVersion = "rxeq-isolate/2"
+const protocolVersion = "rxeq-isolate/3"
 
 // Request kinds.
 const (
@@ -45,6 +46,10 @@ type request struct {
 	// parent's executor has them: a library user's ProgramCC and cache
 	// directories take effect in the worker as in process.
 	Options native.Options
+	// ORT, when set, makes the program one of ONNX Runtime's
+	// (Executor.ONNXRuntime): the worker prepares it with these settings
+	// and lazy sessions instead of building C.
+	ORT *ort.Executor
 
 	// run
 	Func   string
@@ -190,6 +195,9 @@ var kinds = []struct {
 	{"native.NoTorch", native.ErrNoTorch},
 	{"native.Unavailable", native.ErrUnavailable},
 	{"isolate.Worker", ErrWorker},
+	{"ort.Unavailable", ort.ErrUnavailable},
+	{"ort.Closed", ort.ErrClosed},
+	{"executor.Executor", executor.ErrExecutor},
 }
 
 func kindName(err error) string {
@@ -219,6 +227,9 @@ type wireError struct {
 	Runtime                    bool
 	RuntimeKind                string
 	RuntimeFunc, RuntimeDetail string
+	// ORT is set when the chain holds an *ort.Error (a failure of ONNX
+	// Runtime itself), which the parent's error then wraps too.
+	ORT *ort.Error
 }
 
 func encodeError(err error) *wireError {
@@ -229,6 +240,10 @@ func encodeError(err error) *wireError {
 	var re *ir.RuntimeError
 	if errors.As(err, &re) {
 		w.Runtime, w.RuntimeKind, w.RuntimeFunc, w.RuntimeDetail = true, kindName(re.Kind), re.Func, re.Detail
+	}
+	var oe *ort.Error
+	if errors.As(err, &oe) {
+		w.ORT = &ort.Error{Code: oe.Code, Message: oe.Message}
 	}
 	return w
 }
@@ -246,6 +261,9 @@ func decodeError(w *wireError) error {
 			return re
 		}
 		return &remoteError{text: w.Text, wrapped: re}
+	}
+	if w.ORT != nil {
+		return &remoteError{text: w.Text, wrapped: w.ORT}
 	}
 	return &remoteError{text: w.Text, wrapped: kindByName(w.Kind)}
 }

@@ -48,4 +48,85 @@ var _ = Describe("the ONNX Runtime executors", Label("e2e"), func() {
 			"onnxruntime-noopt": "ONNX Runtime 1.30.0, graph optimization none (ORT_DISABLE_ALL)",
 		}))
 	})
+
+	// ../../isolate/testdata/ort-crash.rx's f0 makes ONNX Runtime 1.30.0
+	// die of SIGSEGV while it creates the session (not every time), f1
+	// does not: under --isolate, f0's cases fail with the crash, the
+	// worker is restarted and f1's cases pass.
+	It("under --isolate: a crash of ONNX Runtime fails that function's cases and the run goes on", func() {
+		if _, err := ort.Find(os.Getenv(builtin.EnvORTLib)); err != nil {
+			if os.Getenv("RXEQ_REQUIRE_ORT") != "" {
+				Fail(err.Error())
+			}
+			Skip(err.Error())
+		}
+		crashed := false
+		for range 20 {
+			code, out, errOut := rxeq("run", "--isolate", "--backend", "oracle,onnxruntime", "../../isolate/testdata/ort-crash.rx")
+			Expect(out).NotTo(ContainSubstring("FAIL ort-crash/f1"), out+errOut)
+			Expect(out).To(MatchRegexp(`(?m)^\d+ passed`))
+			if code == 0 {
+				continue
+			}
+			Expect(code).To(Equal(1), out+errOut)
+			Expect(out).To(ContainSubstring(`"onnxruntime crashed: signal SIGSEGV"`))
+			Expect(out).To(ContainSubstring("--- FAIL ort-crash/f0/"))
+			crashed = true
+			break
+		}
+		Expect(crashed).To(BeTrue(), "ONNX Runtime did not crash in 20 runs")
+	})
+
+	It("rxeq fuzz: the crash of seed 72 is a crash finding and the next program runs", func() {
+		if _, err := ort.Find(os.Getenv(builtin.EnvORTLib)); err != nil {
+			if os.Getenv("RXEQ_REQUIRE_ORT") != "" {
+				Fail(err.Error())
+			}
+			Skip(err.Error())
+		}
+		crashed := false
+		for range 10 {
+			dir := GinkgoT().TempDir()
+			code, out, errOut := rxeq("fuzz", "--seed", "72", "--count", "2", "--executors", "oracle,onnxruntime",
+				"--emi", "0", "--noise-runs", "0", "--reduce-tests", "1", "--parallel", "1", "--out", dir)
+			Expect(out + errOut).To(ContainSubstring("2 programs"))
+			if code == 0 {
+				continue
+			}
+			Expect(code).To(Equal(1), out+errOut)
+			Expect(out + errOut).To(ContainSubstring(`FOUND seed 72: onnxruntime vs oracle: error in f0`))
+			Expect(out + errOut).To(ContainSubstring(`"onnxruntime crashed: signal SIGSEGV"`))
+			Expect(out + errOut).NotTo(ContainSubstring("FOUND seed 73"))
+			crashed = true
+			break
+		}
+		Expect(crashed).To(BeTrue(), "ONNX Runtime did not crash in 10 campaigns")
+	})
+
+	It("rxeq conformance onnx: runs the node tests through both executors by default, and requires them under RXEQ_REQUIRE_ORT", func() {
+		if _, err := os.Stat("/usr/share/libonnx-testdata/data/node"); err != nil {
+			Skip("libonnx-testdata is not installed; ci/setup.sh installs it")
+		}
+		GinkgoT().Setenv("RXEQ_REQUIRE_ORT", "1")
+		if _, err := ort.Find(os.Getenv(builtin.EnvORTLib)); err == nil {
+			code, out, errOut := rxeq("conformance", "onnx")
+			Expect(code).To(Equal(0), out+errOut)
+			Expect(out).To(MatchRegexp(`\n  onnxruntime\s+(\d+) / (\d+) agree`))
+			Expect(out).To(MatchRegexp(`\n  onnxruntime-noopt\s+(\d+) / (\d+) agree`))
+			Expect(out).NotTo(MatchRegexp(`(?m)^FAIL `))
+			// ONNX's own models too; their differences are reported, and
+			// are ONNX Runtime's, not a failure.
+			Expect(out).To(MatchRegexp(`(?m)^onnxruntime on ONNX's own models: \d+ found, \d+ runnable \(float32 and int64 tensors\), \d+ / \d+ agree$`))
+			Expect(out).To(MatchRegexp(`(?m)^onnxruntime-noopt on ONNX's own models: `))
+			Expect(out).To(ContainSubstring("  differs: test_resize_downsample_scales_linear_align_corners (onnxruntime, ONNX's model): "))
+		}
+		GinkgoT().Setenv(builtin.EnvORTLib, filepath.Join(GinkgoT().TempDir(), "libonnxruntime.so.1"))
+		code, out, errOut := rxeq("conformance", "onnx", "--backend", "fallback,onnxruntime-noopt")
+		Expect(code).To(Equal(2), out+errOut)
+		Expect(errOut).To(HavePrefix("rxeq conformance: onnxruntime-noopt is required (RXEQ_REQUIRE_ORT is set) but unavailable: ONNX Runtime unavailable: no ONNX Runtime library at "))
+		GinkgoT().Setenv("RXEQ_REQUIRE_ORT", "")
+		code, out, errOut = rxeq("conformance", "onnx", "--backend", "fallback,onnxruntime-noopt")
+		Expect(code).To(Equal(0), out+errOut)
+		Expect(out).To(HavePrefix("onnxruntime-noopt: unavailable: ONNX Runtime unavailable: "))
+	})
 })

@@ -61,8 +61,9 @@ type Config struct {
 	CompileTimeout time.Duration
 	// TorchThreads is the torch executor's intra-op thread count (0: 1).
 	TorchThreads int
-	// Isolate runs native and torch code in worker processes (package
-	// isolate), so that a crash or a hang fails one case.
+	// Isolate runs native and torch code, and ONNX Runtime, in worker
+	// processes (package isolate), so that a crash or a hang fails one
+	// case.
 	Isolate bool
 	// CallTimeout bounds one call of an executor that runs in another
 	// process: an isolated native or torch run, or an external executor's
@@ -91,8 +92,8 @@ type Config struct {
 	Worker []string
 	// ORTLib is the ONNX Runtime library of the onnxruntime and
 	// onnxruntime-noopt executors ("": ort.DefaultLibrary(), where
-	// ci/setup.sh puts it). Those executors always run in this process,
-	// also when Isolate is set.
+	// ci/setup.sh puts it). Under Isolate they run in worker processes,
+	// which load the library themselves.
 	ORTLib string
 	// Python is the interpreter of the generated-code executors pytorch,
 	// torchscript and numpy ("": pyexport.DefaultPython, Debian's
@@ -177,9 +178,16 @@ func registry() []entry {
 	}
 }
 
-// onnxRuntime builds an ONNX Runtime executor at optimization level l.
+// onnxRuntime builds an ONNX Runtime executor at optimization level l, in
+// this process or in workers.
 func onnxRuntime(l ort.Level) func(Config) executor.Executor {
-	return func(c Config) executor.Executor { return ort.Executor{Library: c.ORTLib, Level: l} }
+	return func(c Config) executor.Executor {
+		e := ort.Executor{Library: c.ORTLib, Level: l}
+		if c.Isolate {
+			return isolate.Executor{ONNXRuntime: &e, Timeout: c.CallTimeout, Command: c.Worker}
+		}
+		return e
+	}
 }
 
 // availableORT is why the ONNX Runtime executors cannot run: no cgo, no

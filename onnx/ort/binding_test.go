@@ -209,6 +209,28 @@ func f(x [B][2]float32, n int64, d int64) (y [B][2]float32, r int64) {
 	})
 })
 
+var _ = Describe("an executor with Lazy sessions (the isolate worker's)", func() {
+	It("creates a function's session at its first run, once, and releases it on Close", func() {
+		needLibrary()
+		before := ort.Sessions()
+		f, p := compile(linear)
+		pr, err := ort.Executor{Library: libPath(), Lazy: true}.Prepare(context.Background(), f, p)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(ort.Sessions()).To(Equal(before), "no session at Prepare")
+		x := tensor.FromFloat32([]float32{1, 2, 3, -1, -2, -3}, 2, 3)
+		w := tensor.FromFloat32([]float32{1, 0, 0, 1, 1, 1}, 3, 2)
+		b := tensor.FromFloat32([]float32{0.5, -0.5}, 2)
+		for range 2 {
+			out, err := pr.Run(context.Background(), "score", map[string]*tensor.Tensor{"x": x, "w": w, "b": b})
+			Expect(err).NotTo(HaveOccurred())
+			Expect(out.Outputs["logits"].F32[3]).To(Equal(float32(-5.5)))
+			Expect(ort.Sessions()).To(Equal(before + 1))
+		}
+		Expect(pr.Close()).To(Succeed())
+		Expect(ort.Sessions()).To(Equal(before))
+	})
+})
+
 var _ = Describe("a prepared program", func() {
 	It("is safe for concurrent runs", func() {
 		needLibrary()

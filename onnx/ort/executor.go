@@ -30,6 +30,14 @@ type Executor struct {
 	Library string
 	// Level is the graph optimization level.
 	Level Level
+	// Lazy creates each function's session at the function's first Run
+	// instead of at Prepare. The isolate worker runs ONNX Runtime so: a
+	// crash or a hang of ONNX Runtime while it creates (and optimizes) a
+	// session then happens during a call, which fails that one case,
+	// instead of during the preparation of the whole program. A
+	// function's model is still exported at Prepare; the error of a
+	// session ONNX Runtime rejects is that function's, as without Lazy.
+	Lazy bool
 }
 
 // Name returns executor.ONNXRuntime, or executor.ONNXRuntimeNoOpt for
@@ -89,22 +97,19 @@ func (e Executor) prepareFunc(lib *Library, p *ir.Program, f *ir.Func, meta onnx
 		fn.err = fmt.Errorf("%s: exporting %s to ONNX: %w", e.Name(), f.Name, err)
 		return fn
 	}
-	var ins, outs []string
 	for _, port := range sig.Inputs {
-		ins = append(ins, port.Name)
+		fn.ins = append(fn.ins, port.Name)
 	}
 	for _, port := range sig.Outputs {
-		outs = append(outs, port.Name)
+		fn.outs = append(fn.outs, port.Name)
 	}
 	if sig.Error != "" {
-		outs = append(outs, sig.Error)
+		fn.outs = append(fn.outs, sig.Error)
 	}
-	s, err := lib.NewSession(model, ins, outs, SessionOptions{Level: e.Level})
-	if err != nil {
-		fn.err = fmt.Errorf("%s: %s: %w", e.Name(), f.Name, err)
-		return fn
+	fn.model, fn.lib, fn.level, fn.exec, fn.name = model, lib, e.Level, e.Name(), f.Name
+	if !e.Lazy {
+		fn.create()
 	}
-	fn.session = s
 	return fn
 }
 
@@ -113,8 +118,44 @@ type function struct {
 	sig     *onnx.Signature
 	params  []ir.ParamSpec
 	results []*ir.Value
+
+	// What creating the session takes (kept until it is created).
+	lib       *Library
+	model     []byte
+	ins, outs []string
+	level     Level
+	exec      executor.Name
+	name      string
+
+	mu      sync.Mutex // guards session, err and made after Prepare (Lazy)
+	made    bool       // the session was created, or failed to be
 	session *Session
 	err     error
+}
+
+// create creates the session of fn, once: its error is fn's. The caller
+// holds fn.mu, or has the only reference.
+func (fn *function) create() {
+	if fn.made || fn.err != nil {
+		return
+	}
+	fn.made = true
+	s, err := fn.lib.NewSession(fn.model, fn.ins, fn.outs, SessionOptions{Level: fn.level})
+	fn.model = nil
+	if err != nil {
+		fn.err = fmt.Errorf("%s: %s: %w", fn.exec, fn.name, err)
+		return
+	}
+	fn.session = s
+}
+
+// ready returns fn's session, creating it first under Lazy, or fn's
+// error.
+func (fn *function) ready() (*Session, error) {
+	fn.mu.Lock()
+	defer fn.mu.Unlock()
+	fn.create()
+	return fn.session, fn.err
 }
 
 type prepared struct {
@@ -145,8 +186,9 @@ func (p *prepared) Run(ctx context.Context, name string, inputs map[string]*tens
 	if fn == nil {
 		return out, fmt.Errorf("%w: %s: no function %q", executor.ErrExecutor, p.name, name)
 	}
-	if fn.err != nil {
-		return out, fn.err
+	session, err := fn.ready()
+	if err != nil {
+		return out, err
 	}
 	env, err := ir.BindInputs(name, fn.params, inputs)
 	if err != nil {
@@ -169,7 +211,7 @@ func (p *prepared) Run(ctx context.Context, name string, inputs map[string]*tens
 	if fn.sig.Error != "" {
 		outs = append(outs, tensor.NewInt64(3))
 	}
-	if err := fn.session.Run(ctx, ins, outs); err != nil {
+	if err := session.Run(ctx, ins, outs); err != nil {
 		return out, fmt.Errorf("%s: %s: %w", p.name, name, err)
 	}
 	if fn.sig.Error != "" {
@@ -189,9 +231,15 @@ func (p *prepared) Close() error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for _, fn := range p.funcs {
+		fn.mu.Lock()
 		if fn.session != nil {
 			_ = fn.session.Close()
 		}
+		fn.made, fn.session, fn.model = true, nil, nil
+		if fn.err == nil {
+			fn.err = ErrClosed
+		}
+		fn.mu.Unlock()
 	}
 	p.funcs = map[string]*function{}
 	return nil
