@@ -85,8 +85,8 @@ var _ = Describe("the entries of the framework executors", func() {
 			byExecutor[e.Executor] = append(byExecutor[e.Executor], e.ID)
 		}
 		want := map[string][]string{
-			"onnxruntime":       {"reducemax-nan", "argmax-nan", "tanh-accuracy", "sigmoid-accuracy", "maximum-signed-zero", "minimum-signed-zero", "relu-signed-zero"},
-			"onnxruntime-noopt": {"reducemax-nan", "argmax-nan", "tanh-accuracy", "sigmoid-accuracy", "maximum-signed-zero", "minimum-signed-zero", "relu-signed-zero"},
+			"onnxruntime":       {"reducemax-nan", "argmax-nan", "reducesum-position", "tanh-accuracy", "sigmoid-accuracy", "maximum-signed-zero", "minimum-signed-zero", "relu-signed-zero"},
+			"onnxruntime-noopt": {"reducemax-nan", "argmax-nan", "reducesum-position", "tanh-accuracy", "sigmoid-accuracy", "maximum-signed-zero", "minimum-signed-zero", "relu-signed-zero"},
 			"pytorch":           {"maximum-signed-zero", "minimum-signed-zero", "relu-signed-zero", "max-reduce-signed-zero"},
 			"torchscript":       {"maximum-signed-zero", "minimum-signed-zero", "relu-signed-zero", "max-reduce-signed-zero"},
 			"numpy":             {"maximum-signed-zero", "minimum-signed-zero", "max-reduce-signed-zero"},
