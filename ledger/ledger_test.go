@@ -3,6 +3,7 @@ package ledger_test
 import (
 	"os"
 	"path/filepath"
+	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -71,5 +72,79 @@ var _ = Describe("matching", func() {
 			Expect(err).To(MatchError(ledger.ErrLedger), text)
 			Expect(err.Error()).To(ContainSubstring(why))
 		}
+	})
+})
+
+var _ = Describe("the entries of the framework executors", func() {
+	l := ledger.Default()
+	categories := []string{"crash", "error-mismatch", "nan-inf", "signed-zero", "position", "accuracy", "semantics"}
+
+	It("cover ONNX Runtime at both levels and the three Python executors, each entry complete with its program in place", func() {
+		byExecutor := map[string][]string{}
+		for _, e := range l.Entries {
+			byExecutor[e.Executor] = append(byExecutor[e.Executor], e.ID)
+		}
+		want := map[string][]string{
+			"onnxruntime":       {"divmulfusion-int64", "reducemax-nan", "argmax-nan", "reducesum-position", "tanh-accuracy", "sigmoid-accuracy", "maximum-signed-zero", "minimum-signed-zero", "relu-signed-zero", "max-reduce-signed-zero"},
+			"onnxruntime-noopt": {"reducemax-nan", "argmax-nan", "reducesum-position", "tanh-accuracy", "sigmoid-accuracy", "maximum-signed-zero", "minimum-signed-zero", "relu-signed-zero", "max-reduce-signed-zero"},
+			"pytorch":           {"maximum-signed-zero", "minimum-signed-zero", "relu-signed-zero", "max-reduce-signed-zero", "minmax-position", "sigmoid-position"},
+			"torchscript":       {"maximum-signed-zero", "minimum-signed-zero", "relu-signed-zero", "max-reduce-signed-zero", "minmax-position", "sigmoid-position"},
+			"numpy":             {"maximum-signed-zero", "minimum-signed-zero", "max-reduce-signed-zero"},
+		}
+		for executor, ids := range want {
+			for _, id := range ids {
+				Expect(byExecutor[executor]).To(ContainElement(executor+"-"+id), executor)
+			}
+		}
+		for _, e := range l.Entries {
+			if _, ok := want[e.Executor]; !ok {
+				continue
+			}
+			Expect(e.Framework).NotTo(BeEmpty(), e.ID)
+			Expect(e.Versions).NotTo(BeEmpty(), e.ID)
+			Expect(e.InRange("")).To(BeTrue(), e.ID)
+			Expect(categories).To(ContainElement(e.Category), e.ID)
+			Expect(e.Match.Ops).NotTo(BeEmpty(), e.ID)
+			Expect(e.Match.Values).NotTo(BeEmpty(), e.ID)
+			if e.Upstream != "" {
+				Expect(e.Upstream).To(MatchRegexp(`^https://github\.com/[^/]+/[^/]+/(issues|pull)/\d+$`), e.ID)
+			}
+			// The program is embedded, parses, and names the scenario its
+			// file is called after (xpass is found by that scenario).
+			Expect(e.Program).NotTo(BeEmpty(), e.ID)
+			src, err := ledger.DefaultProgram(e.Program)
+			Expect(err).NotTo(HaveOccurred(), e.ID)
+			_, err = program.Parse(e.Program, src)
+			Expect(err).NotTo(HaveOccurred(), e.ID)
+			stem := strings.TrimSuffix(filepath.Base(e.Program), ".rx")
+			Expect(string(src)).To(HavePrefix("//rx:scenario "+stem+"\n"), e.ID)
+			_, err = os.Stat(e.Program) // relative to ledger/, as the CLI reads it
+			Expect(err).NotTo(HaveOccurred(), e.ID)
+		}
+	})
+
+	It("match what the catalog and the fuzzer show on those executors", func() {
+		for _, tc := range []struct {
+			c  ledger.Case
+			id string
+		}{
+			{ledger.Case{Executor: "onnxruntime", Version: "1.30.0", Category: "nan-inf", Ops: []string{"Max", "Sum"}, Values: "nan", Scenario: "op-edges"}, "onnxruntime-reducemax-nan"},
+			{ledger.Case{Executor: "onnxruntime-noopt", Category: "accuracy", Ops: []string{"Argmax"}, Values: "class"}, "onnxruntime-noopt-argmax-nan"},
+			{ledger.Case{Executor: "onnxruntime", Category: "accuracy", Ops: []string{"Tanh", "Exp", "Log", "Sigmoid"}, Values: "finite", Scenario: "op-accuracy"}, "onnxruntime-tanh-accuracy"},
+			{ledger.Case{Executor: "onnxruntime-noopt", Category: "signed-zero", Ops: []string{"Div", "Relu"}, Values: "opposite-inf"}, "onnxruntime-noopt-relu-signed-zero"},
+			{ledger.Case{Executor: "pytorch", Version: "1.13.1", Category: "signed-zero", Ops: []string{"Div", "Relu"}, Values: "opposite-inf"}, "pytorch-relu-signed-zero"},
+			{ledger.Case{Executor: "torchscript", Category: "signed-zero", Ops: []string{"Div", "Minimum"}, Values: "opposite-inf"}, "torchscript-minimum-signed-zero"},
+			{ledger.Case{Executor: "numpy", Version: "1.24.2", Category: "signed-zero", Ops: []string{"Div", "Max"}, Values: "opposite-inf"}, "numpy-max-reduce-signed-zero"},
+		} {
+			e := l.Match(tc.c)
+			Expect(e).NotTo(BeNil(), tc.id)
+			Expect(e.ID).To(Equal(tc.id))
+		}
+		Expect(l.Match(ledger.Case{Executor: "numpy", Category: "signed-zero", Ops: []string{"Div", "Relu"}, Values: "opposite-inf"})).To(BeNil(),
+			"np.maximum(-0., 0) is +0: NumPy has no Relu entry")
+		Expect(l.Match(ledger.Case{Executor: "onnxruntime-noopt", Category: "accuracy", Ops: []string{"CheckedRem"}, Values: "class"})).To(BeNil(),
+			"DivMulFusion is an optimization: onnxruntime-noopt computes the remainder")
+		Expect(l.Match(ledger.Case{Executor: "onnxruntime", Version: "1.31.0", Category: "signed-zero", Ops: []string{"Relu"}, Values: "opposite-inf"})).To(BeNil(),
+			"the ONNX Runtime entries hold for 1.30 only")
 	})
 })

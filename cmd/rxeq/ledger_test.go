@@ -80,7 +80,13 @@ var _ = Describe("the known-discrepancy ledger in rxeq run", func() {
 			Skip("the torch executor needs libtorch: " + err.Error())
 		}
 		js := filepath.Join(GinkgoT().TempDir(), "r.json")
-		code, out, errOut := rxeq("run", "--backend", "oracle,torch", "--invariance", "--strict", "--json", js, "../../ledger/programs")
+		// The torch entries' programs (the other executors' programs fail
+		// through torch too where they share its kernels, and are counted
+		// by their own specs).
+		progs, err := filepath.Glob("../../ledger/programs/torch-*.rx")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(progs).To(HaveLen(5))
+		code, out, errOut := rxeq(append([]string{"run", "--backend", "oracle,torch", "--invariance", "--strict", "--json", js}, progs...)...)
 		Expect(code).To(Equal(0), out+errOut)
 		st := statuses(readReport(js))
 		for _, name := range []string{"torch-maximum-signed-zero/f/b3/torch", "torch-minimum-signed-zero/f/b64/torch",

@@ -15,8 +15,8 @@ import (
 // docs/onnx.md lists, each pinned at both optimization levels (or at the
 // one it shows at), against the fallback interpreter (which holds the
 // contract exactly on these cases). When a spec here fails, ONNX Runtime
-// changed: update the table in docs/onnx.md and the catalog's //rx:skip
-// lines with it.
+// changed: update the table in docs/onnx.md and the ledger's entries
+// (ledger/known.json) with it.
 
 const knownSrc = `package p
 
