@@ -266,13 +266,14 @@ func (rf runFlags) options() (harness.Options, error) {
 }
 
 // reproFiles writes a repro.py (pyexport.Repro) for each generated-code
-// executor (pytorch, torchscript, numpy) whose case of group g failed or
-// errored: repro_EXECUTOR.py, beside the case's .npy files.
+// executor (pytorch, torchscript, numpy) whose case of group g failed,
+// errored or failed as the ledger expects (xfail: a known discrepancy's
+// reproducer is what goes upstream): repro_EXECUTOR.py, beside the case's .npy files.
 func reproFiles(res *harness.Result, g harness.GroupTensors, files []*program.File) map[string][]byte {
 	var out map[string][]byte
 	for _, c := range res.Cases {
 		if c.Scenario != g.Scenario || c.Function != g.Function || c.Batch != g.Batch ||
-			(c.Status != harness.StatusFail && c.Status != harness.StatusError) {
+			(c.Status != harness.StatusFail && c.Status != harness.StatusError && c.Status != harness.StatusXFail) {
 			continue
 		}
 		if _, ok := pyexport.FormatOf(c.Executor); !ok {
