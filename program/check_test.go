@@ -275,7 +275,7 @@ var _ = Describe("Lower", func() {
 		ir.Walk(p.Funcs[0].Body, func(in ir.Instr) {
 			if op, ok := in.(*ir.Op); ok && op.Kind == ir.CheckedRem {
 				rems++
-				Expect(*op.Site).To(Equal(ir.Site{Func: "f", Builtin: "CheckedRem", LHS: "10", Pos: "t.rx:7:48"}))
+				Expect(*op.Site).To(Equal(ir.Site{Func: "f", Builtin: "CheckedRem", LHS: "dividend", Pos: "t.rx:7:48"}))
 			}
 		})
 		Expect(rems).To(Equal(1))

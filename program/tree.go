@@ -4,6 +4,7 @@ import (
 	"go/ast"
 	"go/token"
 	"path"
+	"strconv"
 	"strings"
 
 	"github.com/rextio/rxeq/program/ir"
@@ -367,8 +368,31 @@ func (b Builtin) String() string {
 // Site describes a CheckedRem or CheckedDiv call of function fn for its
 // runtime error message; the oracle and the lowering both use it, so every
 // executor prints the same text.
+//
+// The message names the dividend by its source text, "(round_idx=0)"; a
+// dividend written as a literal is named "dividend", "(dividend=3)", not
+// "(3=3)".
 func (e *Call) Site(fn string) *ir.Site {
-	return &ir.Site{Func: fn, Builtin: e.Builtin.String(), LHS: e.ArgText[0], Pos: e.At.String()}
+	lhs := e.ArgText[0]
+	if isIntLiteral(lhs) {
+		lhs = "dividend"
+	}
+	return &ir.Site{Func: fn, Builtin: e.Builtin.String(), LHS: lhs, Pos: e.At.String()}
+}
+
+// isIntLiteral reports whether text is an integer literal, perhaps signed
+// or parenthesised: "3", "-3", "(0x10)", "1_000".
+func isIntLiteral(text string) bool {
+	t := strings.TrimSpace(text)
+	for len(t) > 1 && t[0] == '(' && t[len(t)-1] == ')' {
+		t = strings.TrimSpace(t[1 : len(t)-1])
+	}
+	t = strings.TrimLeft(t, "+-")
+	if t == "" || t[0] < '0' || t[0] > '9' {
+		return false
+	}
+	_, err := strconv.ParseUint(t, 0, 64)
+	return err == nil
 }
 
 // Types returns the distinct types in f: of its parameters and results, of
