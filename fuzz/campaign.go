@@ -71,7 +71,7 @@ type Campaign struct {
 	Ledger *ledger.Ledger
 	// Framework, when not nil, names the framework and its version behind
 	// an executor ("libtorch (ATen)", "1.13.1"), "" for rxeq's own.
-	Framework func(executor.Name) (framework, version string)
+	Framework FrameworkFunc
 	// Repro, when not nil, writes a standalone reproducer of a new
 	// finding into its directory dir and returns the file's name ("" when
 	// it wrote none); an error is reported and does not stop the

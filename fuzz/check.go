@@ -87,6 +87,12 @@ type Finding struct {
 	// of the Signature.
 	Values, Shape string
 	Detail        string // the human-readable report
+	// Framework is what the executor's prepared program said runs it
+	// (executor.FrameworkOf: "ONNX Runtime 1.30.0, …", "numpy 1.24.2,
+	// python 3.11.2, torch 1.13.0"), "" when it said nothing. It is not
+	// part of the Signature; the ledger's version ranges are matched
+	// against the version in it.
+	Framework string
 }
 
 // String summarises the finding on one line.
@@ -162,6 +168,9 @@ type Report struct {
 	// tolerance but that float32 rounding explains (see Checker.Check),
 	// over all executors, functions and batches.
 	Excused int
+	// Frameworks holds, per executor that prepared, what it said runs it
+	// (executor.FrameworkOf), when it said something.
+	Frameworks map[executor.Name]string
 }
 
 // OK reports whether every executor agreed with the reference.
@@ -338,6 +347,12 @@ func (c *Checker) Check(ctx context.Context, src []byte) (*Report, error) {
 		}
 		defer pp.Close()
 		preps[i] = pp
+		if fw := executor.FrameworkOf(pp); fw != "" {
+			if rep.Frameworks == nil {
+				rep.Frameworks = map[executor.Name]string{}
+			}
+			rep.Frameworks[e.Name()] = fw
+		}
 		if names := executor.ServedByName(pp); names != nil {
 			return nil, byNameError(e.Name(), names)
 		}
@@ -431,6 +446,9 @@ func (c *Checker) Check(ctx context.Context, src []byte) (*Report, error) {
 			return nil, err
 		}
 		rep.Findings = append(rep.Findings, found...)
+	}
+	for i := range rep.Findings {
+		rep.Findings[i].Framework = rep.Frameworks[rep.Findings[i].Executor]
 	}
 	return rep, nil
 }

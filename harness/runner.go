@@ -848,10 +848,8 @@ func (r *runner) preparations() []Preparation {
 			if np, ok := p.p.(executor.Built); ok {
 				info := np.Info()
 				pr.Compiler, pr.Library, pr.Cached = info.Compiler, info.Library, info.Cached
-				pr.Framework = info.Framework
-			} else if fr, ok := p.p.(executor.FrameworkReporter); ok {
-				pr.Framework = fr.Framework()
 			}
+			pr.Framework = executor.FrameworkOf(p.p)
 			out = append(out, pr)
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"os"
 	"regexp"
 
+	"github.com/rextio/rxeq/executor"
 	"github.com/rextio/rxeq/fuzz"
 	"github.com/rextio/rxeq/harness"
 	"github.com/rextio/rxeq/ledger"
@@ -44,9 +45,15 @@ func applyLedger(res *harness.Result, files []*program.File, led *ledger.Ledger,
 			}
 		}
 	}
+	reported := map[executor.Name]string{} // what each executor said runs it
+	for _, p := range res.Preparations {
+		if p.Framework != "" {
+			reported[p.Executor] = p.Framework
+		}
+	}
 	for i := range res.Cases {
 		c := &res.Cases[i]
-		_, version := frameworkOf(c.Executor)
+		_, version := frameworkOf(c.Executor, reported[c.Executor])
 		switch c.Status {
 		case harness.StatusFail:
 			values := caseValues(c)
