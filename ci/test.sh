@@ -96,8 +96,7 @@ rm -rf "$out"
 # torch's Relu(-0) (seed 24), ONNX Runtime's ReduceSum address dependence
 # (22), ArgMax NaN (29), Sigmoid (42) and Maximum(+0, -0) (43); every
 # entry's own program runs too (39 of the 40 have one). About 25 seconds
-# on two idle cores (seed 59 would add a torch finding not yet triaged:
-# docs/findings.md).
+# on two idle cores.
 ci_step "rxeq fuzz --edges --seed 20 --count 24 through the framework executors: findings in the ledger"
 out=$(mktemp -d)
 go run ./cmd/rxeq fuzz --edges --seed 20 --count 24 --executors oracle,torch,onnxruntime,onnxruntime-noopt,pytorch,torchscript,numpy --reduce-tests 6 --reduce-time 0 --strict \

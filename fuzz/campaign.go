@@ -1,6 +1,7 @@
 package fuzz
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"errors"
@@ -316,9 +317,13 @@ func (c *Campaign) one(ctx context.Context, chk *Checker, i int, p Program) outc
 	o := outcome{i: i, checked: true, rep: rep, src: p.Source, seed: p.Seed}
 	if !rep.OK() {
 		f := rep.Findings[0]
-		small, stats, rerr := c.Reducer.ReduceFinding(ctx, p.Source, f, ReduceChecker(f, chk, c.Checker))
+		rc := ReduceChecker(f, chk, c.Checker)
+		small, stats, rerr := c.Reducer.ReduceFinding(ctx, p.Source, f, rc)
 		if ctx.Err() != nil {
 			return outcome{i: i, cancelled: true}
+		}
+		if !bytes.Equal(small, p.Source) {
+			f = Reclassify(ctx, small, f, rc)
 		}
 		note := ReduceNote(p.Source, small, stats)
 		if rerr != nil {

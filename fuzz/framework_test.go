@@ -2,6 +2,7 @@ package fuzz_test
 
 import (
 	"context"
+	"math"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -11,6 +12,7 @@ import (
 	"github.com/rextio/rxeq/ledger"
 	"github.com/rextio/rxeq/program"
 	"github.com/rextio/rxeq/program/ir"
+	"github.com/rextio/rxeq/tensor"
 )
 
 // reporting is skewed whose prepared programs say which framework runs
@@ -68,5 +70,49 @@ var _ = Describe("the framework behind a finding", func() {
 		out, err := fuzz.CheckLedger(context.Background(), chk, entry(">=2.0"), version, read)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(out).To(BeEmpty(), "an entry for NumPy 2 does not hold for the reported 1.24.2")
+	})
+})
+
+var _ = Describe("Reclassify", func() {
+	// flipsInf turns every +Inf into -Inf: 1.0 / Relu(x) then disagrees
+	// with the oracle as +Inf against -Inf where x <= 0.
+	flipsInf := tampered{name: "flips-inf", edit: func(t *tensor.Tensor) {
+		for i, v := range t.F32 {
+			if math.IsInf(float64(v), 1) {
+				t.F32[i] = float32(math.Inf(-1))
+			}
+		}
+	}}
+	const small = `//rx:scenario small
+//rx:batches 1
+//rx:seed 3
+//rx:input x normal(0, 1)
+package p
+
+func f(x [B][16]float32) (out [B][16]float32) {
+	out = 1.0 / Relu(x)
+	return
+}
+`
+
+	It("gives a finding the value class its reduced program shows", func() {
+		chk := &fuzz.Checker{Executors: []executor.Executor{flipsInf}}
+		rep, err := chk.Check(context.Background(), []byte(small))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(rep.Findings).NotTo(BeEmpty())
+		f := rep.Findings[0]
+		Expect(f.Values).To(Equal(fuzz.ValOppositeInf))
+		// As the unreduced program's finding might have it.
+		f.Values, f.Shape = fuzz.ValInf, "rank 2, rows of 40 (4k+0, 8k+0, 16k+8)"
+		g := fuzz.Reclassify(context.Background(), []byte(small), f, chk)
+		Expect(g.Values).To(Equal(fuzz.ValOppositeInf))
+		Expect(g.Shape).To(Equal("rank 2, rows of 16 (4k+0, 8k+0, 16k+0)"))
+		Expect(g.Signature()).To(Equal(f.Signature()))
+	})
+
+	It("leaves a finding alone when the program does not show it", func() {
+		chk := &fuzz.Checker{Executors: []executor.Executor{flipsInf}}
+		f := fuzz.Finding{Kind: fuzz.KindMismatch, Reference: "oracle", Executor: "flips-inf", Func: "f", Output: "out", Values: fuzz.ValInf}
+		Expect(fuzz.Reclassify(context.Background(), []byte(rowsProgram), f, chk)).To(Equal(f))
 	})
 })
