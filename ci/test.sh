@@ -57,10 +57,10 @@ rm -f "$log"
 # ONNX's node tests (libonnx-testdata, installed by setup.sh) imported and
 # run through the executors, ONNX Runtime at both levels included (which
 # also runs ONNX's own models; a model it differs on is printed as
-# "differs:", documented in docs/import.md); a test that stops agreeing is
-# named and fails the step.
+# "differs:", documented in docs/import.md) and the generated Python ones;
+# a test that stops agreeing is named and fails the step.
 ci_step "rxeq conformance onnx"
-go run ./cmd/rxeq conformance onnx --backend fallback,native,torch,onnxruntime,onnxruntime-noopt
+go run ./cmd/rxeq conformance onnx --backend fallback,native,torch,onnxruntime,onnxruntime-noopt,pytorch,torchscript,numpy
 # The committed corpora were replayed by go test above. The budgets are
 # counts of inputs, not durations: with a duration, Go 1.26's fuzz
 # coordinator can report its own deadline as "context deadline exceeded"
@@ -70,6 +70,10 @@ ci_step "fuzz FuzzParse 20000 inputs"
 go test ./program -run '^$' -fuzz FuzzParse -fuzztime 20000x
 ci_step "fuzz FuzzUnmarshalModel 20000 inputs"
 go test ./onnx/internal/onnxpb -run '^$' -fuzz FuzzUnmarshalModel -fuzztime 20000x
+# Any bytes given to rxeq import: an ErrImport or a program that checks,
+# never a panic (some 5 seconds after the build).
+ci_step "fuzz FuzzImport 50000 inputs"
+go test ./onnx -run '^$' -fuzz FuzzImport -fuzztime 50000x
 ci_step "fuzz FuzzCompare 200000 inputs"
 go test ./compare -run '^$' -fuzz FuzzCompare -fuzztime 200000x
 # Random programs, oracle vs fallback, driven by Go's fuzzer.

@@ -11,6 +11,7 @@ import (
 
 	"github.com/rextio/rxeq/executor"
 	"github.com/rextio/rxeq/native"
+	"github.com/rextio/rxeq/onnx/ort"
 	"github.com/rextio/rxeq/program/ir"
 )
 
@@ -233,6 +234,19 @@ func runORT(ctx context.Context, prep executor.Prepared, req *request) response 
 	inputs, err := decodeTensors(req.Inputs)
 	if err != nil {
 		resp.Err = encodeError(err)
+		return resp
+	}
+	if pr, ok := prep.(*ort.Prepared); ok {
+		// The encoding is a copy: the next call of the same shapes has
+		// ONNX Runtime write into the same memory (Result.Release).
+		resp.Path = pr.Name()
+		res, err := pr.RunResult(ctx, req.Func, inputs)
+		if err != nil {
+			resp.Err = encodeError(err)
+			return resp
+		}
+		resp.Outputs = encodeTensors(res.Outputs)
+		res.Release()
 		return resp
 	}
 	out, err := prep.Run(ctx, req.Func, inputs)

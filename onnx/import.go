@@ -112,7 +112,7 @@ var importOps = map[string]bool{
 	"Loop": true, "MatMul": true, "Max": true, "Mean": true, "Min": true, "Mul": true, "Neg": true,
 	"Not": true, "Or": true, "Reciprocal": true, "ReduceMax": true, "ReduceMean": true, "ReduceSum": true,
 	"Relu": true, "Reshape": true, "Sigmoid": true, "Softmax": true, "Sqrt": true, "Squeeze": true,
-	"Sub": true, "Sum": true, "Tanh": true, "Transpose": true,
+	"Sub": true, "Sum": true, "Tanh": true, "Transpose": true, "Unsqueeze": true,
 }
 
 // Import turns an ONNX model into a readable .rx program with one scoring
@@ -166,6 +166,7 @@ type val struct {
 	kbool *bool
 	lit   string // a literal rxeq's export recorded for the constant
 	name  string // the ONNX name, for weights made from it
+	dist  string // the //rx:input generator of a weight made from it ("": normal(0, 1))
 	level int    // graph nesting level where it is defined
 	nest  int    // how many inlined ops expr holds
 	// checked: expr holds a CheckedDiv or CheckedRem, so where it is
@@ -225,6 +226,7 @@ type importer struct {
 	graphOuts map[string]bool // the outputs of every graph and subgraph
 	pending   []*val
 	cur       *onnxpb.Node
+	onesOf    map[int]*val // the ones weights by rank (ones)
 }
 
 func (x *importer) fail(class, format string, args ...any) {
@@ -945,7 +947,11 @@ func (x *importer) data(v *val) *val {
 		}
 	}
 	name := x.newName(v.name)
-	x.params = append(x.params, rxParam{name: name, t: v.t, dist: "normal(0, 1)"})
+	dist := "normal(0, 1)"
+	if v.dist != "" {
+		dist = v.dist
+	}
+	x.params = append(x.params, rxParam{name: name, t: v.t, dist: dist})
 	x.weights[name] = k
 	v.expr, v.prec, v.isVar, v.param = name, 7, true, true
 	return v
@@ -1286,6 +1292,10 @@ func (x *importer) node(n *onnxpb.Node, sc *scope) *val {
 	case "MatMul":
 		a, b := x.floatIn(n, 0, sc), x.floatIn(n, 1, sc)
 		if a.t.Rank() != 2 || b.t.Rank() != 2 {
+			if a.t.Rank() > 2 || b.t.Rank() > 2 {
+				x.fail(ClassRank, "MatMul of ranks %d and %d: rxeq's MatMul takes two rank-2 tensors; a batched MatMul (rank above 2) has no rxeq form: "+
+					"the language has no op that multiplies stacks of matrices, and no reshape to write one with", a.t.Rank(), b.t.Rank())
+			}
 			x.fail(ClassRank, "MatMul of ranks %d and %d: rxeq's MatMul takes two rank-2 tensors", a.t.Rank(), b.t.Rank())
 		}
 		return x.call("MatMul", ir.Type{DType: ir.Float32, Shape: []ir.Dim{a.t.Shape[0], b.t.Shape[1]}}, a, b)
@@ -1325,15 +1335,29 @@ func (x *importer) node(n *onnxpb.Node, sc *scope) *val {
 	case "ArgMax":
 		a := x.floatIn(n, 0, sc)
 		ax := x.axis(attrI(n, "axis", 0), a.t.Rank())
-		if attrI(n, "keepdims", 1) != 0 {
-			x.fail(ClassShape, "ArgMax with keepdims=1: rxeq's Argmax removes the axis")
-		}
 		if attrI(n, "select_last_index", 0) != 0 {
 			x.fail(ClassAttr, "ArgMax with select_last_index=1: rxeq's Argmax gives the first index of the maximum")
 		}
+		if attrI(n, "keepdims", 1) != 0 {
+			// rxeq's Argmax removes the axis, and int64 tensors have no op
+			// that adds one; the kept axis is had by giving the float input
+			// a size-1 axis at ax first (exactly: see expand) and taking
+			// the Argmax over the axis after it.
+			shape := slices.Insert(slices.Clone(a.t.Shape), ax, ir.Dim{Size: 1})
+			if len(shape) > 4 {
+				x.fail(ClassRank, "ArgMax with keepdims=1 of a rank-%d tensor: the float input would need rank %d to keep the axis, and rxeq tensors have rank 0 to 4", a.t.Rank(), len(shape))
+			}
+			y, why := x.reshapeTo(a, shape)
+			if y == nil {
+				x.fail(ClassShape, "ArgMax with keepdims=1 over axis %d of %s: rxeq's Argmax removes the axis, int64 tensors have no reshape, and giving the float input the size-1 axis first is not expressible: %s", ax, typeString(a.t), why)
+			}
+			t := ir.Type{DType: ir.Int64, Shape: slices.Clone(a.t.Shape)}
+			t.Shape[ax] = ir.Dim{Size: 1}
+			return x.call("Argmax", t, y, ax+1)
+		}
 		t := ir.Type{DType: ir.Int64, Shape: slices.Delete(slices.Clone(a.t.Shape), ax, ax+1)}
 		return x.call("Argmax", t, a, ax)
-	case "Flatten", "Reshape", "Squeeze":
+	case "Flatten", "Reshape", "Squeeze", "Unsqueeze":
 		return x.reshape(n, sc)
 	case "Equal", "Less", "LessOrEqual", "Greater", "GreaterOrEqual":
 		a, b := x.input(n, 0, sc), x.input(n, 1, sc)
@@ -1488,39 +1512,63 @@ func (x *importer) gemm(n *onnxpb.Node, sc *scope) *val {
 // time from the last.
 func (x *importer) reduce(n *onnxpb.Node, sc *scope) *val {
 	a := x.floatIn(n, 0, sc)
-	var axes []int64
-	axesInput := n.OpType == "ReduceSum" && x.opset >= 13 || x.opset >= 18
-	if axesInput {
-		if len(n.Input) > 1 && n.Input[1] != "" {
-			axes = x.konstInts(n, 1, sc)
-		}
-	} else if at := attr(n, "axes"); at != nil {
-		axes = at.Ints
-	}
-	keep := attrI(n, "keepdims", 1) != 0
-	if len(axes) == 0 {
-		if axesInput && attrI(n, "noop_with_empty_axes", 0) != 0 {
-			v := *a
-			v.result, v.alias = false, true
-			return &v
-		}
-		for i := range a.t.Rank() {
-			axes = append(axes, int64(i))
-		}
+	if x.reduceInput(n) && len(x.reduceAxesSpec(n, sc)) == 0 && attrI(n, "noop_with_empty_axes", 0) != 0 {
+		v := *a
+		v.result, v.alias = false, true
+		return &v
 	}
 	if a.t.Rank() == 0 {
 		x.fail(ClassRank, "%s of a scalar", n.OpType)
 	}
+	return x.reduceOver(n, a, x.reduceAxes(n, a.t.Rank(), sc), attrI(n, "keepdims", 1) != 0)
+}
+
+// reduceInput reports whether the reduction n takes its axes as an input
+// (ReduceSum from opset 13, every reduction from 18) rather than an
+// attribute.
+func (x *importer) reduceInput(n *onnxpb.Node) bool {
+	return n.OpType == "ReduceSum" && x.opset >= 13 || x.opset >= 18
+}
+
+// reduceAxesSpec returns the axes of the reduction n as written (nil
+// for none).
+func (x *importer) reduceAxesSpec(n *onnxpb.Node, sc *scope) []int64 {
+	if x.reduceInput(n) {
+		if len(n.Input) > 1 && n.Input[1] != "" {
+			return x.konstInts(n, 1, sc)
+		}
+		return nil
+	}
+	if at := attr(n, "axes"); at != nil {
+		return at.Ints
+	}
+	return nil
+}
+
+// reduceAxes returns the axes the reduction n reduces of an input of
+// rank r, normalized, sorted and unique (every axis when none are given).
+func (x *importer) reduceAxes(n *onnxpb.Node, r int, sc *scope) []int {
+	axes := x.reduceAxesSpec(n, sc)
+	if len(axes) == 0 {
+		for i := range r {
+			axes = append(axes, int64(i))
+		}
+	}
 	norm := make([]int, len(axes))
 	for i, ax := range axes {
-		norm[i] = x.axis(ax, a.t.Rank())
+		norm[i] = x.axis(ax, r)
 	}
 	slices.Sort(norm)
-	norm = slices.Compact(norm)
+	return slices.Compact(norm)
+}
+
+// reduceOver is the reduction n of a over axes (reduceAxes), keeping them
+// with size 1 or removing them.
+func (x *importer) reduceOver(n *onnxpb.Node, a *val, axes []int, keep bool) *val {
 	fn := map[string]string{"ReduceSum": "Sum", "ReduceMean": "Mean", "ReduceMax": "Max"}[n.OpType]
 	out := a
-	for i := len(norm) - 1; i >= 0; i-- {
-		ax := norm[i]
+	for i := len(axes) - 1; i >= 0; i-- {
+		ax := axes[i]
 		shape := slices.Clone(out.t.Shape)
 		if keep {
 			shape[ax] = ir.Dim{Size: 1}
@@ -1532,43 +1580,70 @@ func (x *importer) reduce(n *onnxpb.Node, sc *scope) *val {
 	return out
 }
 
-// reshape translates Flatten, Reshape and Squeeze where the language can
-// express them: the identity, and removing axes of size 1 (as Max over
-// them, which is exact).
+// reshape translates Flatten, Reshape, Squeeze and Unsqueeze where the
+// language can express them (reshapeTo): the identity, removing axes of
+// size 1 (as Max over them, which is exact), and adding axes of size 1 in
+// front or to a rank-1 tensor. Unsqueeze of a reduction that removed the
+// same axes is the reduction that keeps them.
 func (x *importer) reshape(n *onnxpb.Node, sc *scope) *val {
 	a := x.input(n, 0, sc)
 	if a.t.DType != ir.Float32 {
 		x.fail(ClassDType, "%s of %s", n.OpType, a.t)
 	}
 	same := func() *val { v := *a; v.result, v.alias = false, true; return &v }
+	to := func(shape []ir.Dim) *val {
+		if len(shape) > 4 {
+			x.fail(ClassRank, "%s of %s to rank %d: rxeq tensors have rank 0 to 4", n.OpType, typeString(a.t), len(shape))
+		}
+		v, why := x.reshapeTo(a, shape)
+		if v == nil {
+			x.fail(ClassShape, "%s of %s to %s: %s", n.OpType, typeString(a.t), typeString(ir.Type{DType: ir.Float32, Shape: shape}), why)
+		}
+		return v
+	}
 	switch n.OpType {
 	case "Flatten":
 		ax := x.axis(attrI(n, "axis", 1), a.t.Rank()+1)
-		if a.t.Rank() == 2 && ax == 1 {
-			return same()
+		lo, ok1 := dimProduct(a.t.Shape[:ax])
+		hi, ok2 := dimProduct(a.t.Shape[ax:])
+		if !ok1 || !ok2 {
+			x.fail(ClassShape, "Flatten of %s at axis %d multiplies a symbolic dimension by another dimension: rxeq has no reshape", typeString(a.t), ax)
 		}
-		x.fail(ClassShape, "Flatten of rank %d at axis %d changes the shape: rxeq has no reshape", a.t.Rank(), ax)
+		return to([]ir.Dim{lo, hi})
 	case "Reshape":
-		shape := x.konstInts(n, 1, sc)
-		if len(shape) == a.t.Rank() {
-			ok := true
-			for i, s := range shape {
-				d := a.t.Shape[i]
-				if !(s == 0 && attrI(n, "allowzero", 0) == 0 || !d.IsSym() && s == d.Size || s == -1) {
-					ok = false
-				}
-			}
-			minus := 0
-			for _, s := range shape {
-				if s == -1 {
-					minus++
-				}
-			}
-			if ok && minus <= 1 {
-				return same()
-			}
+		spec := x.konstInts(n, 1, sc)
+		shape, why := resolveReshape(a.t.Shape, spec, attrI(n, "allowzero", 0) != 0)
+		if shape == nil {
+			x.fail(ClassShape, "Reshape of %v to %v: %s", typeString(a.t), spec, why)
 		}
-		x.fail(ClassShape, "Reshape of %v to %v changes the shape: rxeq has no reshape", a.t.Shape, shape)
+		return to(shape)
+	case "Unsqueeze":
+		var axes []int64
+		if x.opset >= 13 {
+			axes = x.konstInts(n, 1, sc)
+		} else if at := attr(n, "axes"); at != nil {
+			axes = at.Ints
+		}
+		if len(axes) == 0 {
+			x.fail(ClassAttr, "Unsqueeze without axes")
+		}
+		r := a.t.Rank() + len(axes)
+		norm := make([]int, len(axes))
+		for i, ax := range axes {
+			norm[i] = x.axis(ax, r)
+		}
+		slices.Sort(norm)
+		if len(slices.Compact(slices.Clone(norm))) != len(norm) {
+			x.fail(ClassAttr, "Unsqueeze with repeated axes %v", axes)
+		}
+		if v := x.keptReduce(n, norm, sc); v != nil {
+			return v
+		}
+		shape := slices.Clone(a.t.Shape)
+		for _, ax := range norm {
+			shape = slices.Insert(shape, ax, ir.Dim{Size: 1})
+		}
+		return to(shape)
 	case "Squeeze":
 		var axes []int64
 		if x.opset >= 13 {
@@ -1593,17 +1668,222 @@ func (x *importer) reshape(n *onnxpb.Node, sc *scope) *val {
 			}
 		}
 		slices.Sort(norm)
-		out := a
-		for i := len(norm) - 1; i >= 0; i-- {
-			shape := slices.Delete(slices.Clone(out.t.Shape), norm[i], norm[i]+1)
-			out = x.call("Max", ir.Type{DType: ir.Float32, Shape: shape}, out, norm[i])
-		}
+		out := x.squeeze(a, norm)
 		if out == a {
 			return same()
 		}
 		return out
 	}
 	return nil
+}
+
+// squeeze removes the axes of size 1 in axes (sorted) from a, each as Max
+// over it: the one element, exactly.
+func (x *importer) squeeze(a *val, axes []int) *val {
+	out := a
+	for i := len(axes) - 1; i >= 0; i-- {
+		shape := slices.Delete(slices.Clone(out.t.Shape), axes[i], axes[i]+1)
+		out = x.call("Max", ir.Type{DType: ir.Float32, Shape: shape}, out, axes[i])
+	}
+	return out
+}
+
+// keptReduce translates Unsqueeze(ReduceSum|ReduceMean|ReduceMax(x,
+// keepdims=0), axes) over the same axes as the reduction with keepdims=1
+// (what PyTorch's x.max(1).values.unsqueeze(1) exports to), or returns
+// nil when n is not that.
+func (x *importer) keptReduce(n *onnxpb.Node, axes []int, sc *scope) *val {
+	p := x.producer(n.Input[0])
+	if p == nil || p.OpType != "ReduceSum" && p.OpType != "ReduceMean" && p.OpType != "ReduceMax" || attrI(p, "keepdims", 1) != 0 {
+		return nil
+	}
+	src := sc.get(p.Input[0])
+	if src == nil || src.t.DType != ir.Float32 || src.t.Rank() == 0 ||
+		x.reduceInput(p) && len(x.reduceAxesSpec(p, sc)) == 0 && attrI(p, "noop_with_empty_axes", 0) != 0 {
+		return nil
+	}
+	reduced := x.reduceAxes(p, src.t.Rank(), sc)
+	if reduced == nil || !slices.Equal(reduced, axes) {
+		return nil
+	}
+	return x.reduceOver(p, src, reduced, true)
+}
+
+// reshapeTo gives a (float32) the shape target, which holds the same
+// elements in the same order, where the language can express it: the
+// identity; removing axes of size 1 (squeeze); adding axes of size 1 in
+// front, by broadcasting against a tensor of ones (ones); and making a
+// rank-1 tensor of K elements a column [K 1], as Transpose of the row
+// [1 K]. Every step is exact. Otherwise it returns nil and why not.
+func (x *importer) reshapeTo(a *val, target []ir.Dim) (*val, string) {
+	if sameShape(a.t.Shape, target) {
+		v := *a
+		v.result, v.alias = false, true
+		return &v, ""
+	}
+	one := ir.Dim{Size: 1}
+	notOne := func(ds []ir.Dim) []ir.Dim {
+		return slices.DeleteFunc(slices.Clone(ds), func(d ir.Dim) bool { return d == one })
+	}
+	if !slices.Equal(notOne(a.t.Shape), notOne(target)) {
+		return nil, "it merges, splits or reorders dimensions, and rxeq has no reshape (only axes of size 1 are removed or added)"
+	}
+	// inFront reports whether target is shape with axes of size 1 in front.
+	inFront := func(shape []ir.Dim) bool {
+		k := len(target) - len(shape)
+		return k > 0 && sameShape(target[k:], shape) && !slices.ContainsFunc(target[:k], func(d ir.Dim) bool { return d != one })
+	}
+	if inFront(a.t.Shape) {
+		return x.prepend(a, len(target)), ""
+	}
+	var ones []int
+	for i, d := range a.t.Shape {
+		if d == one {
+			ones = append(ones, i)
+		}
+	}
+	sq := x.squeeze(a, ones)
+	switch {
+	case sameShape(sq.t.Shape, target):
+		return sq, ""
+	case inFront(sq.t.Shape):
+		return x.prepend(sq, len(target)), ""
+	case sq.t.Rank() == 1 && len(target) >= 2 && target[len(target)-1] == one && sameShape(target[len(target)-2:len(target)-1], sq.t.Shape):
+		col := x.call("Transpose", ir.Type{DType: ir.Float32, Shape: []ir.Dim{sq.t.Shape[0], one}}, x.prepend(sq, 2))
+		if len(target) == 2 {
+			return col, ""
+		}
+		return x.prepend(col, len(target)), ""
+	}
+	return nil, "it adds an axis of size 1 after the first dimension of a tensor of rank 2 or more, which rxeq cannot express (it adds axes of size 1 only in front, by broadcasting, or to a rank-1 tensor, by Transpose; it has no reshape)"
+}
+
+// prepend gives a leading axes of size 1 up to rank r: a * ones(r), with
+// NumPy's broadcasting; x*1 is x for every float32 (NaN, the infinities
+// and -0 included), so the values are a's exactly.
+func (x *importer) prepend(a *val, r int) *val {
+	shape := slices.Clone(a.t.Shape)
+	for len(shape) < r {
+		shape = slices.Insert(shape, 0, ir.Dim{Size: 1})
+	}
+	return x.binary(a, "*", 5, x.ones(r), ir.Type{DType: ir.Float32, Shape: shape})
+}
+
+// ones is a tensor of rank r whose dimensions are all 1 and whose element
+// is 1, as a weight parameter (//rx:input NAME const(1), and its .npy): one
+// per rank and program.
+func (x *importer) ones(r int) *val {
+	if v := x.onesOf[r]; v != nil {
+		return v
+	}
+	dims, shape := make([]int, r), make([]ir.Dim, r)
+	for i := range dims {
+		dims[i], shape[i] = 1, ir.Dim{Size: 1}
+	}
+	k := tensor.NewFloat32(dims...)
+	k.F32[0] = 1
+	v := &val{t: ir.Type{DType: ir.Float32, Shape: shape}, konst: k, name: fmt.Sprintf("ones%d", r), dist: "const(1)", prec: 7}
+	if x.onesOf == nil {
+		x.onesOf = map[int]*val{}
+	}
+	x.onesOf[r] = v
+	return v
+}
+
+// dimProduct is the product of ds as one dimension: a size, or a symbol
+// when exactly one dimension is symbolic and the others are 1.
+func dimProduct(ds []ir.Dim) (ir.Dim, bool) {
+	p, sym := int64(1), ir.Dim{}
+	for _, d := range ds {
+		switch {
+		case d.IsSym() && sym.IsSym():
+			return ir.Dim{}, false
+		case d.IsSym():
+			sym = d
+		default:
+			p *= d.Size
+		}
+	}
+	if sym.IsSym() {
+		if p != 1 {
+			return ir.Dim{}, false
+		}
+		return sym, true
+	}
+	return ir.Dim{Size: p}, true
+}
+
+// resolveReshape is the shape Reshape's spec gives a tensor of shape in:
+// 0 copies the input's dimension (unless allowzero), -1 is what the
+// element count leaves. It returns nil and why when that is not one
+// dimension, a size or a symbol, or the counts disagree.
+func resolveReshape(in []ir.Dim, spec []int64, allowzero bool) ([]ir.Dim, string) {
+	out := make([]ir.Dim, len(spec))
+	infer := -1
+	for i, s := range spec {
+		switch {
+		case s == -1:
+			if infer >= 0 {
+				return nil, "two dimensions are -1"
+			}
+			infer = i
+		case s == 0 && !allowzero:
+			if i >= len(in) {
+				return nil, fmt.Sprintf("dimension %d is 0 (copy) beyond the input's rank", i)
+			}
+			out[i] = in[i]
+		case s <= 0:
+			return nil, fmt.Sprintf("dimension %d is %d: rxeq tensors have no empty dimension", i, s)
+		default:
+			out[i] = ir.Dim{Size: s}
+		}
+	}
+	// The counts as a size times the symbols, which must match.
+	count := func(ds []ir.Dim) (int64, []string) {
+		p, syms := int64(1), []string(nil)
+		for _, d := range ds {
+			if d.IsSym() {
+				syms = append(syms, d.Sym)
+			} else {
+				p *= d.Size
+			}
+		}
+		slices.Sort(syms)
+		return p, syms
+	}
+	pin, sin := count(in)
+	known := slices.Clone(out)
+	if infer >= 0 {
+		known = slices.Delete(known, infer, infer+1)
+	}
+	pout, sout := count(known)
+	if infer < 0 {
+		if pin != pout || !slices.Equal(sin, sout) {
+			return nil, "the element counts differ"
+		}
+		return out, ""
+	}
+	left := slices.Clone(sin)
+	for _, s := range sout {
+		i := slices.Index(left, s)
+		if i < 0 {
+			return nil, "the -1 dimension would be a fraction of a symbolic one"
+		}
+		left = slices.Delete(left, i, i+1)
+	}
+	if pout == 0 || pin%pout != 0 {
+		return nil, "the element counts differ"
+	}
+	f := pin / pout
+	switch {
+	case len(left) == 0:
+		out[infer] = ir.Dim{Size: f}
+	case len(left) == 1 && f == 1:
+		out[infer] = ir.Dim{Sym: left[0]}
+	default:
+		return nil, "the -1 dimension would multiply a symbolic dimension by another"
+	}
+	return out, ""
 }
 
 func isIdentityPerm(perm []int64, rank int) bool {

@@ -76,12 +76,12 @@ var _ = Describe("Import's errors", func() {
 	It("refuses what the language cannot express, with the reason", func() {
 		out := vi("y", onnxpb.TypeInt64, -1, 1)
 		ie := importErr(handModel(13, []*onnxpb.ValueInfo{x}, []*onnxpb.ValueInfo{out}, node("ArgMax", "am", []string{"x"}, []string{"y"}, iattr("axis", 1))))
-		Expect(ie.Error()).To(Equal(`onnx import: node "am" (ArgMax): ArgMax with keepdims=1: rxeq's Argmax removes the axis`))
+		Expect(ie.Error()).To(HavePrefix(`onnx import: node "am" (ArgMax): ArgMax with keepdims=1 over axis 1 of [B][4]float32: rxeq's Argmax removes the axis`))
 		Expect(ie.Class).To(Equal(onnx.ClassShape))
 
 		ie = importErr(handModel(13, []*onnxpb.ValueInfo{x, vi("w", onnxpb.TypeFloat, 2, 4, 4)}, []*onnxpb.ValueInfo{vi("y", onnxpb.TypeFloat, 2, -1, 4)},
 			node("MatMul", "mm", []string{"x", "w"}, []string{"y"})))
-		Expect(ie.Error()).To(Equal(`onnx import: node "mm" (MatMul): MatMul of ranks 2 and 3: rxeq's MatMul takes two rank-2 tensors`))
+		Expect(ie.Error()).To(HavePrefix(`onnx import: node "mm" (MatMul): MatMul of ranks 2 and 3: rxeq's MatMul takes two rank-2 tensors; a batched MatMul (rank above 2) has no rxeq form`))
 
 		ie = importErr(handModel(13, []*onnxpb.ValueInfo{vi("i", onnxpb.TypeInt32, 3)}, []*onnxpb.ValueInfo{vi("y", onnxpb.TypeInt32, 3)},
 			node("Abs", "abs", []string{"i"}, []string{"y"})))

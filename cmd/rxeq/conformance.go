@@ -13,10 +13,12 @@ import (
 )
 
 // conformanceExecutors are the executors `rxeq conformance` runs besides
-// the oracle when --backend is not given: the default ones and ONNX
-// Runtime's two, each where it can run (the others are listed as
+// the oracle when --backend is not given: the default ones, ONNX
+// Runtime's two and the generated Python ones (PyTorch eager,
+// TorchScript, NumPy), each where it can run (the others are listed as
 // unavailable).
-var conformanceExecutors = append(builtin.DefaultNames(), executor.ONNXRuntime, executor.ONNXRuntimeNoOpt)
+var conformanceExecutors = append(builtin.DefaultNames(), executor.ONNXRuntime, executor.ONNXRuntimeNoOpt,
+	executor.PyTorch, executor.TorchScript, executor.NumPy)
 
 // envRequireORT, when set, makes an unavailable ONNX Runtime executor an
 // error of `rxeq conformance` (exit 2) instead of a line of its report:
@@ -31,7 +33,7 @@ const envRequireORT = "RXEQ_REQUIRE_ORT"
 func cmdConformance(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("conformance", "onnx [--root DIR] [--backend LIST]", stdout, stderr)
 	root := fs.String("root", conformance.DefaultRoot, "the directory of ONNX's node tests (`DIR`/test_*/model.onnx)")
-	backends := fs.String("backend", "", "comma-separated executors to run besides the oracle (default: fallback, native, torch, onnxruntime, onnxruntime-noopt where available)")
+	backends := fs.String("backend", "", "comma-separated executors to run besides the oracle (default: fallback, native, torch, onnxruntime, onnxruntime-noopt, pytorch, torchscript, numpy where available)")
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}

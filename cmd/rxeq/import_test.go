@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -125,5 +126,27 @@ var _ = Describe("rxeq conformance", func() {
 		Expect(out).To(MatchRegexp(`fallback\s+(\d+) / (\d+) agree`))
 		Expect(out).To(ContainSubstring("not imported, by reason (class and op):"))
 		Expect(out).NotTo(ContainSubstring("FAIL"))
+	})
+
+	It("runs the node tests through the generated Python executors, each agreeing on every imported test or listed as unavailable", Label("e2e", "slow"), func() {
+		if _, err := os.Stat("/usr/share/libonnx-testdata/data/node"); err != nil {
+			Skip("libonnx-testdata is not installed; ci/setup.sh installs it")
+		}
+		code, out, errOut := rxeq("conformance", "onnx", "--backend", "pytorch,torchscript,numpy")
+		Expect(code).To(Equal(0), out+errOut)
+		m := regexp.MustCompile(`ONNX node tests: \d+ found, (\d+) imported`).FindStringSubmatch(out)
+		Expect(m).NotTo(BeNil(), out)
+		ran := 0
+		for _, name := range []string{"pytorch", "torchscript", "numpy"} {
+			if strings.Contains(out, "\n"+name+": unavailable: ") || strings.HasPrefix(out, name+": unavailable: ") {
+				continue
+			}
+			ran++
+			Expect(out).To(MatchRegexp(`\n  %s\s+%s / %s agree`, name, m[1], m[1]), "every imported test agrees for %s", name)
+		}
+		if ran == 0 {
+			Skip("no Python executor can run here:\n" + out)
+		}
+		Expect(out).NotTo(MatchRegexp(`(?m)^FAIL `))
 	})
 })

@@ -4,9 +4,13 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"runtime"
+	"syscall"
 	"testing"
 	"time"
+	"unsafe"
 
+	"github.com/rextio/rxeq/executor"
 	"github.com/rextio/rxeq/fuzz"
 	"github.com/rextio/rxeq/harness"
 	"github.com/rextio/rxeq/native"
@@ -20,11 +24,18 @@ import (
 
 // The benchmarks measure, on the catalog's reference scenario:
 //
-//   - BenchmarkScoring: the onnxruntime executor's Run (boundary checks,
-//     output allocation, the call) beside ONNX Runtime's own Run on the
-//     same session and tensors ("ort-ns/row") and beside native, with the
-//     executor's overhead over ONNX Runtime's Run in percent
-//     ("overhead-%") and its time as a multiple of native's ("x-native").
+//   - BenchmarkScoring: the onnxruntime executor beside ONNX Runtime's own
+//     Run on the same session ("ort-ns/row": into output tensors allocated
+//     once), and beside native and torch (the generated C over rxeq's own
+//     kernels and over ATen, each Run followed by Result.Release). The
+//     executor is measured two ways: RunResult followed by Result.Release
+//     ("ns/row", the path a loop over batches takes), whose overhead over
+//     ONNX Runtime's Run is "overhead-%", and the plain executor.Prepared
+//     Run, whose outputs are fresh memory on every call ("fresh-ns/row",
+//     "fresh-overhead-%": what the runner pays, once per case).
+//     "x-native" is the executor's time over native's. PyTorch eager on
+//     the same functions is scripts/bench_torch.py's; scripts/bench-ort.sh
+//     runs both and prints them side by side.
 //   - BenchmarkSession: creating one session per function (what Prepare
 //     costs per function and level).
 //   - BenchmarkFuzzPrograms: the ONNX Runtime part of `rxeq fuzz
@@ -55,12 +66,27 @@ func BenchmarkScoring(b *testing.B) {
 	lib := benchLibrary(b)
 	f, p := benchReference(b)
 	ctx := context.Background()
-	prog, err := native.Compile(ctx, p, native.Options{CacheDir: filepath.Join(b.TempDir(), "c")})
+	cache := filepath.Join(b.TempDir(), "c")
+	nat, err := native.Compile(ctx, p, native.Options{CacheDir: cache})
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer prog.Close()
-	for _, fn := range []string{"score_linear", "score_pipeline"} {
+	defer nat.Close()
+	// torch is left out, and says so, where libtorch is not installed.
+	tor, err := native.Compile(ctx, p, native.Options{CacheDir: cache, Runtime: executor.Torch})
+	if err != nil {
+		b.Logf("torch left out: %v", err)
+		tor = nil
+	} else {
+		defer tor.Close()
+	}
+	pr, err := ort.Executor{Library: libPath()}.Prepare(ctx, f, p)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer pr.Close()
+	exec := pr.(*ort.Prepared)
+	for _, fn := range []string{"score_linear", "score_mlp", "score_pipeline"} {
 		pf := f.Func(fn)
 		sig, err := onnx.Describe(p, fn)
 		if err != nil {
@@ -81,10 +107,6 @@ func BenchmarkScoring(b *testing.B) {
 			outs = append(outs, sig.Error)
 		}
 		s, err := lib.NewSession(model, ins, outs, ort.SessionOptions{})
-		if err != nil {
-			b.Fatal(err)
-		}
-		pr, err := ort.Executor{Library: libPath()}.Prepare(ctx, f, p)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -109,34 +131,100 @@ func BenchmarkScoring(b *testing.B) {
 				rawOut = append(rawOut, tensor.NewInt64(3))
 			}
 			b.Run(fmt.Sprintf("%s/batch=%d", fn, batch), func(b *testing.B) {
-				// The three are timed in turn in every iteration, so that a
-				// busy machine slows them alike.
-				var exec, raw, nat time.Duration
-				for b.Loop() {
-					t0 := time.Now()
-					if _, err := pr.Run(ctx, fn, in); err != nil {
+				// All of them are timed in turn in every iteration, so that
+				// a busy machine slows them alike, by the wall clock and by
+				// the CPU time of this thread (every one of them computes
+				// on the calling thread: one intra-op thread), which other
+				// jobs on a shared machine disturb less.
+				runtime.LockOSThread()
+				defer runtime.UnlockOSThread()
+				var wall, cpu [5]time.Duration
+				var tw [6]time.Time
+				var tc [6]time.Duration
+				mark := func(i int) { tw[i], tc[i] = time.Now(), threadCPU() }
+				// One untimed call of each first: its outputs' first touch
+				// (page faults) is not what a loop over batches pays, and
+				// at B=65536 a benchmark runs only a few iterations.
+				warm := func() {
+					r, err := exec.RunResult(ctx, fn, in)
+					if err != nil {
 						b.Fatal(err)
 					}
-					t1 := time.Now()
+					r.Release()
 					if err := s.Run(ctx, rawIn, rawOut); err != nil {
 						b.Fatal(err)
 					}
-					t2 := time.Now()
-					if _, err := prog.Run(ctx, fn, in); err != nil {
+					nr, err := nat.Run(ctx, fn, in)
+					if err != nil {
 						b.Fatal(err)
 					}
-					t3 := time.Now()
-					exec, raw, nat = exec+t1.Sub(t0), raw+t2.Sub(t1), nat+t3.Sub(t2)
+					nr.Release()
+					if tor != nil {
+						tr, err := tor.Run(ctx, fn, in)
+						if err != nil {
+							b.Fatal(err)
+						}
+						tr.Release()
+					}
+				}
+				warm()
+				for b.Loop() {
+					mark(0)
+					r, err := exec.RunResult(ctx, fn, in)
+					if err != nil {
+						b.Fatal(err)
+					}
+					r.Release()
+					mark(1)
+					if _, err := exec.Run(ctx, fn, in); err != nil {
+						b.Fatal(err)
+					}
+					mark(2)
+					if err := s.Run(ctx, rawIn, rawOut); err != nil {
+						b.Fatal(err)
+					}
+					mark(3)
+					nr, err := nat.Run(ctx, fn, in)
+					if err != nil {
+						b.Fatal(err)
+					}
+					nr.Release()
+					mark(4)
+					if tor != nil {
+						tr, err := tor.Run(ctx, fn, in)
+						if err != nil {
+							b.Fatal(err)
+						}
+						tr.Release()
+					}
+					mark(5)
+					for i := range wall {
+						wall[i] += tw[i+1].Sub(tw[i])
+						cpu[i] += tc[i+1] - tc[i]
+					}
 				}
 				perRow := func(d time.Duration) float64 { return float64(d.Nanoseconds()) / float64(b.N) / float64(batch) }
-				b.ReportMetric(perRow(exec), "ns/row")
-				b.ReportMetric(perRow(raw), "ort-ns/row")
-				b.ReportMetric(perRow(nat), "native-ns/row")
-				b.ReportMetric(100*float64(exec-raw)/float64(raw), "overhead-%")
-				b.ReportMetric(float64(exec)/float64(nat), "x-native")
+				pct := func(d, base time.Duration) float64 { return 100 * float64(d-base) / float64(base) }
+				const reuse, fresh, raw, nat, tch = 0, 1, 2, 3, 4
+				b.ReportMetric(perRow(wall[reuse]), "ns/row")
+				b.ReportMetric(perRow(wall[fresh]), "fresh-ns/row")
+				b.ReportMetric(perRow(wall[raw]), "ort-ns/row")
+				b.ReportMetric(perRow(wall[nat]), "native-ns/row")
+				b.ReportMetric(perRow(cpu[reuse]), "cpu-ns/row")
+				b.ReportMetric(perRow(cpu[fresh]), "fresh-cpu-ns/row")
+				b.ReportMetric(perRow(cpu[raw]), "ort-cpu-ns/row")
+				b.ReportMetric(perRow(cpu[nat]), "native-cpu-ns/row")
+				if tor != nil {
+					b.ReportMetric(perRow(wall[tch]), "torch-ns/row")
+					b.ReportMetric(perRow(cpu[tch]), "torch-cpu-ns/row")
+				}
+				b.ReportMetric(pct(wall[reuse], wall[raw]), "overhead-%")
+				b.ReportMetric(pct(cpu[reuse], cpu[raw]), "cpu-overhead-%")
+				b.ReportMetric(pct(wall[fresh], wall[raw]), "fresh-overhead-%")
+				b.ReportMetric(pct(cpu[fresh], cpu[raw]), "fresh-cpu-overhead-%")
+				b.ReportMetric(float64(wall[reuse])/float64(wall[nat]), "x-native")
 			})
 		}
-		_ = pr.Close()
 		_ = s.Close()
 	}
 }
@@ -233,4 +321,15 @@ func BenchmarkFuzzPrograms(b *testing.B) {
 			b.ReportMetric(float64(prepare.Microseconds())/1000/float64(b.N), "prepare-ms/program")
 		})
 	}
+}
+
+// threadCPU returns the CPU time the calling OS thread has used
+// (CLOCK_THREAD_CPUTIME_ID); the caller locks its goroutine to the thread.
+func threadCPU() time.Duration {
+	var ts syscall.Timespec
+	const clockThreadCPUTimeID = 3
+	if _, _, errno := syscall.Syscall(syscall.SYS_CLOCK_GETTIME, clockThreadCPUTimeID, uintptr(unsafe.Pointer(&ts)), 0); errno != 0 {
+		panic(errno)
+	}
+	return time.Duration(ts.Nano())
 }

@@ -73,7 +73,7 @@ func (e Executor) Prepare(ctx context.Context, file *program.File, p *ir.Program
 	if file != nil {
 		meta.Source = file.Name
 	}
-	pr := &prepared{name: e.Name(), lib: lib, level: e.Level, funcs: make(map[string]*function, len(p.Funcs))}
+	pr := &Prepared{name: e.Name(), lib: lib, level: e.Level, funcs: make(map[string]*function, len(p.Funcs))}
 	for _, f := range p.Funcs {
 		if err := ctx.Err(); err != nil {
 			_ = pr.Close()
@@ -127,6 +127,8 @@ type function struct {
 	exec      executor.Name
 	name      string
 
+	pool sync.Pool // *outBlock: the outputs of released Results
+
 	mu      sync.Mutex // guards session, err and made after Prepare (Lazy)
 	made    bool       // the session was created, or failed to be
 	session *Session
@@ -158,7 +160,10 @@ func (fn *function) ready() (*Session, error) {
 	return fn.session, fn.err
 }
 
-type prepared struct {
+// Prepared is a program Executor.Prepare readied: one ONNX Runtime session
+// per function (executor.Prepared). Besides Run, RunResult returns outputs
+// whose memory Result.Release gives back for the next run to reuse.
+type Prepared struct {
 	name  executor.Name
 	lib   *Library
 	level Level
@@ -166,68 +171,166 @@ type prepared struct {
 	funcs map[string]*function
 }
 
-var _ executor.Built = (*prepared)(nil)
+var _ executor.Built = (*Prepared)(nil)
+
+// Name is the executor that prepared p: executor.ONNXRuntime or
+// executor.ONNXRuntimeNoOpt (every Outcome's Path).
+func (p *Prepared) Name() executor.Name { return p.name }
 
 // Source returns nil: the models are not C, and there is no source lock
 // to check against them (rxeq export --format onnx writes them).
-func (*prepared) Source() []byte { return nil }
+func (*Prepared) Source() []byte { return nil }
 
 // Info names the framework: ONNX Runtime's version and the optimization
 // level, for the reports' "framework" field and JUnit property.
-func (p *prepared) Info() executor.BuildInfo {
+func (p *Prepared) Info() executor.BuildInfo {
 	return executor.BuildInfo{Library: p.lib.Path(), Framework: fmt.Sprintf("ONNX Runtime %s, graph optimization %s", p.lib.Version(), p.level)}
 }
 
-func (p *prepared) Run(ctx context.Context, name string, inputs map[string]*tensor.Tensor) (executor.Outcome, error) {
-	out := executor.Outcome{Path: p.name}
+// Run runs function name on inputs (executor.Prepared); its outputs are
+// fresh memory the caller keeps.
+func (p *Prepared) Run(ctx context.Context, name string, inputs map[string]*tensor.Tensor) (executor.Outcome, error) {
+	res, err := p.run(ctx, name, inputs, false)
+	if err != nil {
+		return executor.Outcome{Path: p.name}, err
+	}
+	return executor.Outcome{Outputs: res.Outputs, Path: p.name}, nil
+}
+
+// RunResult is Run with outputs whose memory can be given back: after
+// Result.Release, the next run of the same function with outputs of the
+// same shapes has ONNX Runtime write into that memory again instead of
+// into freshly allocated memory (whose first touch, page faults
+// included, costs more at large batches than ONNX Runtime's own Run).
+// A Result that is not released is garbage collected as usual.
+func (p *Prepared) RunResult(ctx context.Context, name string, inputs map[string]*tensor.Tensor) (*Result, error) {
+	return p.run(ctx, name, inputs, true)
+}
+
+// run runs function name; with reuse its outputs are a released block
+// that fits, when there is one. Run passes false: its outputs are never
+// given back, and taking a block would only drain the pool that a
+// RunResult loop fills.
+func (p *Prepared) run(ctx context.Context, name string, inputs map[string]*tensor.Tensor, reuse bool) (*Result, error) {
 	p.mu.Lock()
 	fn := p.funcs[name]
 	p.mu.Unlock()
 	if fn == nil {
-		return out, fmt.Errorf("%w: %s: no function %q", executor.ErrExecutor, p.name, name)
+		return nil, fmt.Errorf("%w: %s: no function %q", executor.ErrExecutor, p.name, name)
 	}
 	session, err := fn.ready()
 	if err != nil {
-		return out, err
+		return nil, err
 	}
 	env, err := ir.BindInputs(name, fn.params, inputs)
 	if err != nil {
-		return out, err
+		return nil, err
 	}
-	ins := make([]*tensor.Tensor, len(fn.sig.Inputs))
+	blk := fn.outputs(env, reuse)
 	for i, port := range fn.sig.Inputs {
-		ins[i] = inputs[port.Value.Name]
+		blk.ins[i] = inputs[port.Value.Name]
+	}
+	if err := session.Run(ctx, blk.ins, blk.ptrs); err != nil {
+		clear(blk.ins) // hold no caller's tensor in the pool
+		fn.pool.Put(blk)
+		return nil, fmt.Errorf("%s: %s: %w", p.name, name, err)
+	}
+	clear(blk.ins)
+	n := len(fn.sig.Outputs)
+	if fn.sig.Error != "" {
+		if err := fn.sig.Err(blk.ptrs[n].I64); err != nil {
+			fn.pool.Put(blk)
+			return nil, err
+		}
+	}
+	blk.res = Result{Outputs: blk.out, blk: blk}
+	return &blk.res, nil
+}
+
+// Result is the outputs of one RunResult, by result name.
+type Result struct {
+	Outputs map[string]*tensor.Tensor
+	blk     *outBlock
+}
+
+// Release gives the memory of r's outputs back to the function that
+// produced them, for its next run with outputs of the same shapes. After
+// Release neither r nor its tensors (nor slices of their data) may be
+// used: their memory holds a later run's outputs. Release is idempotent.
+func (r *Result) Release() {
+	blk := r.blk
+	if blk == nil {
+		return
+	}
+	r.blk, r.Outputs = nil, nil
+	blk.fn.pool.Put(blk)
+}
+
+// outBlock is the memory of one run's outputs (the rx_error output
+// included), with the shapes it was allocated for, and the slices that
+// are passed to Session.Run. Released blocks wait in their function's
+// pool.
+type outBlock struct {
+	res  Result
+	fn   *function
+	ins  []*tensor.Tensor
+	ptrs []*tensor.Tensor // the outputs in the model's order, rx_error last
+	ts   []tensor.Tensor
+	out  map[string]*tensor.Tensor
+}
+
+// fits reports whether b's outputs have the shapes env gives fn's.
+func (b *outBlock) fits(fn *function, env map[string]int64) bool {
+	for i, port := range fn.sig.Outputs {
+		shape := b.ts[i].Shape
+		for j, d := range port.Value.Type.Shape {
+			want := d.Size
+			if d.Sym != "" {
+				want = env[d.Sym]
+			}
+			if int64(shape[j]) != want {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// outputs returns a block for fn's outputs at the shapes env gives
+// them: with reuse a released one that fits, else a new one.
+func (fn *function) outputs(env map[string]int64, reuse bool) *outBlock {
+	if reuse {
+		if blk, _ := fn.pool.Get().(*outBlock); blk != nil && blk.fits(fn, env) {
+			return blk
+		}
 	}
 	n := len(fn.sig.Outputs)
-	outs := make([]*tensor.Tensor, n, n+1)
+	m := n
+	if fn.sig.Error != "" {
+		m++
+	}
+	blk := &outBlock{fn: fn, ins: make([]*tensor.Tensor, len(fn.sig.Inputs)), ptrs: make([]*tensor.Tensor, m),
+		ts: make([]tensor.Tensor, m), out: make(map[string]*tensor.Tensor, n)}
 	for i, port := range fn.sig.Outputs {
 		shape := ir.Concrete(port.Value.Type.Shape, env)
 		if port.Value.Type.DType == ir.Int64 {
-			outs[i] = tensor.NewInt64(shape...)
+			blk.ts[i] = *tensor.NewInt64(shape...)
 		} else {
-			outs[i] = tensor.NewFloat32(shape...)
+			blk.ts[i] = *tensor.NewFloat32(shape...)
 		}
+		blk.ptrs[i] = &blk.ts[i]
+		blk.out[port.Value.Name] = &blk.ts[i]
 	}
-	if fn.sig.Error != "" {
-		outs = append(outs, tensor.NewInt64(3))
+	if m > n {
+		blk.ts[n] = *tensor.NewInt64(3)
+		blk.ptrs[n] = &blk.ts[n]
 	}
-	if err := session.Run(ctx, ins, outs); err != nil {
-		return out, fmt.Errorf("%s: %s: %w", p.name, name, err)
-	}
-	if fn.sig.Error != "" {
-		if err := fn.sig.Err(outs[n].I64); err != nil {
-			return out, err
-		}
-	}
-	out.Outputs = make(map[string]*tensor.Tensor, n)
-	for i, port := range fn.sig.Outputs {
-		out.Outputs[port.Value.Name] = outs[i]
-	}
-	return out, nil
+	return blk
 }
 
-// Close releases every session; Run fails afterwards.
-func (p *prepared) Close() error {
+// Close releases every session; Run fails afterwards. Results not yet
+// released stay valid.
+func (p *Prepared) Close() error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for _, fn := range p.funcs {
