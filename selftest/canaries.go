@@ -1,0 +1,141 @@
+package selftest
+
+import (
+	"context"
+	"errors"
+	"math"
+	"strings"
+
+	"github.com/rextio/rxeq/program/ir"
+	"github.com/rextio/rxeq/tensor"
+)
+
+// setF32 sets element i of output name to v.
+func setF32(name string, i int, v float32) func(map[string]*tensor.Tensor) {
+	return func(got map[string]*tensor.Tensor) { got[name].F32[i] = v }
+}
+
+// stepF32 moves element i of output name n float32 steps up.
+func stepF32(name string, i, n int) func(map[string]*tensor.Tensor) {
+	return func(got map[string]*tensor.Tensor) {
+		for range n {
+			got[name].F32[i] = math.Nextafter32(got[name].F32[i], float32(math.Inf(1)))
+		}
+	}
+}
+
+// scoreRows are the class canaries' scores, one row per rule: a clear
+// winner; a near-tie of classes 0 and 1 (5e-5 apart, the tolerance at 1
+// being 1.03e-4) with class 2 just outside it; an infinite best score;
+// a NaN (Argmax picks it); an exact tie of classes 0 and 1.
+var scoreRows = [][]float32{
+	{0.9, 0.1, 0.2, 0.3},
+	{1, 1 - 5e-5, 1 - 5e-3, 0},
+	{float32(math.Inf(1)), 5, 3, 1},
+	{1, float32(math.NaN()), 1, 1},
+	{0.5, 0.5, 0, 0},
+}
+
+func classScores() map[string]*tensor.Tensor {
+	var v []float32
+	for _, r := range scoreRows {
+		v = append(v, r...)
+	}
+	return map[string]*tensor.Tensor{"s": tensor.FromFloat32(v, len(scoreRows), 4)}
+}
+
+// classCanary sets the class of one row of function fn of
+// canaries/classes.rx.
+func classCanary(fn string, row int, class int64) outputCanary {
+	return outputCanary{file: "classes.rx", fn: fn, set: classScores(), output: "classes",
+		edit: func(got map[string]*tensor.Tensor) { got["classes"].I64[row] = class }}
+}
+
+func canary(rule, name, what string, run func(context.Context, *canaryEnv) (bool, string, error)) Canary {
+	return Canary{Rule: rule, Name: name, What: what, run: run}
+}
+
+// Canaries returns the built-in canaries, at least one per rule of
+// Rules(), in the registry's order.
+func Canaries() []Canary {
+	inf := float32(math.Inf(1))
+	nan := float32(math.NaN())
+	values := func(output string, edit func(map[string]*tensor.Tensor)) outputCanary {
+		return outputCanary{file: "values.rx", fn: "values", output: output, edit: edit}
+	}
+	signed := func(output string, edit func(map[string]*tensor.Tensor)) outputCanary {
+		return outputCanary{file: "signed_zeros.rx", fn: "values", output: output, edit: edit}
+	}
+	tols := func(output string, edit func(map[string]*tensor.Tensor)) outputCanary {
+		return outputCanary{file: "tolerances.rx", fn: "tols", output: output, edit: edit}
+	}
+	divByZero := map[string]*tensor.Tensor{"d": tensor.FromInt64([]int64{0})}
+	divByOne := map[string]*tensor.Tensor{"d": tensor.FromInt64([]int64{1})}
+	rewrap := func(want error, kind error, detail func(string) string) error {
+		var re *ir.RuntimeError
+		if !errors.As(want, &re) {
+			return errors.New("no runtime error to rewrap")
+		}
+		return &ir.RuntimeError{Kind: kind, Func: re.Func, Detail: detail(re.Detail)}
+	}
+	same := func(s string) string { return s }
+	return []Canary{
+		canary("nan-stray", "nan-for-1.5", "fin[0,0] = NaN where the oracle has 1.5", values("fin", setF32("fin", 0, nan)).run),
+		canary("nan-missing", "1.5-for-nan", "nan[0,0] = 1.5 where the oracle has NaN (Sqrt(-1.5))", values("nan", setF32("nan", 0, 1.5)).run),
+		canary("inf-plus-vs-minus", "minus-inf-for-plus", "pinf[0,0] = -Inf where the oracle has +Inf (Exp(1500))", values("pinf", setF32("pinf", 0, -inf)).run),
+		canary("inf-minus-vs-plus", "plus-inf-for-minus", "ninf[1,3] = +Inf where the oracle has -Inf", values("ninf", setF32("ninf", 7, inf)).run),
+		canary("inf-vs-finite", "maxfloat-for-inf", "pinf[0,1] = MaxFloat32 where the oracle has +Inf", values("pinf", setF32("pinf", 1, math.MaxFloat32)).run),
+		canary("finite-vs-inf", "inf-for-1.5", "fin[1,2] = +Inf where the oracle has 1.5", values("fin", setF32("fin", 6, inf)).run),
+		canary("beyond-float32", "maxfloat-for-1.2e39", "big[0,0] = MaxFloat32 where the oracle has Exp(90) ≈ 1.2e39, +Inf in float32", values("big", setF32("big", 0, math.MaxFloat32)).run),
+		canary("signed-zero", "minus-zero-for-plus", "zero[0,0] = -0 where the oracle has +0, with //rx:signed-zeros", signed("zero", setF32("zero", 0, float32(math.Copysign(0, -1)))).run),
+		canary("signed-zero", "plus-zero-for-minus", "nzero[1,1] = +0 where the oracle has -0, with //rx:signed-zeros", signed("nzero", setF32("nzero", 5, 0)).run),
+		canary("tolerance-default", "two-tolerances-off", "fin[0,0] = 1.5 + 2·(3e-6 + 1e-4·1.5) under the default tolerance", values("fin", setF32("fin", 0, 1.5+2*(3e-6+1e-4*1.5))).run),
+		canary("tolerance-atol", "atol-only", "a_only[0,0] = 1500.005 where atol=1e-3 (the default rtol would allow 0.15)", tols("a_only", setF32("a_only", 0, 1500.005)).run),
+		canary("tolerance-rtol", "rtol-only", "r_only[0,0] = 1.5e-6·(1 + 5e-6) where rtol=1e-6 (the default atol would allow 3e-6)", tols("r_only", setF32("r_only", 0, float32(1.5e-6*(1+5e-6)))).run),
+		canary("tolerance-ulp", "two-ulp-for-ulp-1", "ulp_only[0,0] two float32 steps above 1.5 where ulp=1: within 2 spacings in value, 2 ULPs apart", tols("ulp_only", stepF32("ulp_only", 0, 2)).run),
+		canary("tolerance-ulp-and-rel", "three-ulp-for-ulp-2", "ulp_rel[0,0] three float32 steps above 1.5 where rtol=1e-2 atol=1e-2 ulp=2", tols("ulp_rel", stepF32("ulp_rel", 0, 3)).run),
+		canary("int64-exact", "index-plus-one", "counts' idx[0] (Argmax of a parameter, not a class output) one more than the oracle's",
+			outputCanary{file: "values.rx", fn: "counts", set: map[string]*tensor.Tensor{"x": tensor.FromFloat32([]float32{0, 1, 2, 3, 3, 2, 1, 0}, 2, 4)}, output: "idx",
+				edit: func(got map[string]*tensor.Tensor) { got["idx"].I64[0]-- }}.run),
+		canary("class-flip", "clear-winner-flipped", "row 0 (scores 0.9 0.1 0.2 0.3) given class 1", classCanary("late", 0, 1).run),
+		canary("near-tie-finite", "outside-the-tie", "row 1 (classes 0 and 1 tied within 5e-5, class 2 5e-3 below) given class 2", classCanary("late", 1, 2).run),
+		canary("near-tie-inf", "finite-for-inf-best", "row 2 (scores +Inf 5 3 1) given class 1", classCanary("late", 2, 1).run),
+		canary("near-tie-nan", "nan-row-tied-value", "row 3 (scores 1 NaN 1 1, Argmax 1) given class 0, equal to the best finite score", classCanary("late", 3, 0).run),
+		canary("class-own-argmax", "exact-tie-broken-late", "row 4 (scores 0.5 0.5 0 0 in the oracle and the executor) given class 1, not its own first argmax", classCanary("classes", 4, 1).run),
+		canary("output-shape", "dims-reversed", "fin [2 4] returned as [4 2], the same data",
+			values("fin", func(got map[string]*tensor.Tensor) { got["fin"].Shape = []int{4, 2} }).run),
+		canary("output-dtype", "classes-as-float32", "counts' idx returned as float32",
+			outputCanary{file: "values.rx", fn: "counts", output: "idx", edit: func(got map[string]*tensor.Tensor) {
+				got["idx"] = tensor.FromFloat32(make([]float32, got["idx"].Len()), got["idx"].Shape...)
+			}}.run),
+		canary("output-missing", "fin-left-out", "fin not returned", values("fin", func(got map[string]*tensor.Tensor) { delete(got, "fin") }).run),
+		canary("output-undeclared", "extra-output", "an output extra, not declared by values, returned too",
+			outputCanary{file: "values.rx", fn: "values", undeclared: true, edit: func(got map[string]*tensor.Tensor) { got["extra"] = got["fin"].Clone() }}.run),
+		canary("error-kind", "overflow-for-division", "the oracle's division-by-zero error with its text but the kind integer overflow",
+			errorCanary{set: divByZero, fail: true, mk: func(w error) error { return rewrap(w, ir.ErrOverflow, same) }}.run),
+		canary("error-text", "reworded", "the oracle's division-by-zero error reworded (divide for division)",
+			errorCanary{set: divByZero, fail: true, mk: func(w error) error {
+				return rewrap(w, ir.ErrDivisionByZero, func(s string) string { return strings.Replace(s, "division", "divide", 1) })
+			}}.run),
+		canary("error-missing", "success-for-failure", "success where the oracle fails with division by zero",
+			errorCanary{set: divByZero, fail: true, mk: func(error) error { return nil }}.run),
+		canary("error-spurious", "failure-for-success", "a division-by-zero error where the oracle succeeds",
+			errorCanary{set: divByOne, mk: func(error) error {
+				return &ir.RuntimeError{Kind: ir.ErrDivisionByZero, Func: "rem", Detail: "CheckedRem: division by zero (i=0)"}
+			}}.run),
+		canary("blame-rounded-misses", "one-step-above-rounded", "tenth's y one float32 step above float32(0.1): within atol=7.5e-9 of the rounded reference, which itself is within it of 0.1",
+			blameCanary{outputCanary{file: "blame.rx", fn: "tenth", output: "y", edit: stepF32("y", 0, 1)}}.run),
+		canary("blame-agrees-rounded", "finite-for-overflow", "overflow's v = MaxFloat32 where the oracle has Exp(89)/2 ≈ 2.2e38 and the rounded reference +Inf",
+			blameCanary{outputCanary{file: "blame.rx", fn: "overflow", output: "v", edit: setF32("v", 0, math.MaxFloat32)}}.run),
+		canary("lock-scope", "decoy", "decoy locks the loop only looper has", lockCanary{"decoy"}.run),
+		canary("lock-literal", "wrong-count", "wrong_count locks i < 4 where its loop runs to 3", lockCanary{"wrong_count"}.run),
+		canary("lock-not", "forbidden-loop", "forbidden's lock-not \"for (\" in a function with a loop", lockCanary{"forbidden"}.run),
+		canary("lock-order", "reversed", "reversed locks its second loop before its first", lockCanary{"reversed"}.run),
+		canary("external-crc-missing", "nocrc", Misbehaviours()["nocrc"], externalCanary{"nocrc", []string{"has no input_crc32 for input"}}.run),
+		canary("external-crc-wrong", "wrongcrc", Misbehaviours()["wrongcrc"], externalCanary{"wrongcrc", []string{"rxeq rejected the executor's answer", "modified input"}}.run),
+		canary("external-input-mutated", "mutate", Misbehaviours()["mutate"], externalCanary{"mutate", []string{"rxeq rejected the executor's answer", "modified input"}}.run),
+		canary("external-dims", "dims", Misbehaviours()["dims"], externalCanary{"dims", []string{"rxeq rejected the executor's answer", "returned wrong outputs"}}.run),
+		canary("external-dtype", "dtype", Misbehaviours()["dtype"], externalCanary{"dtype", []string{"rxeq rejected the executor's answer", "is float64"}}.run),
+		canary("external-protocol", "wrong-id", Misbehaviours()["protocol"], externalCanary{"protocol", []string{"protocol"}}.run),
+	}
+}
