@@ -269,4 +269,3 @@ func contains(xs []string, x string) bool {
 	}
 	return false
 }
-
