@@ -1,11 +1,15 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+
+	"github.com/rextio/rxeq/selftest"
 )
 
 var _ = Describe("rxeq selftest on a user's files", func() {
@@ -45,5 +49,33 @@ var _ = Describe("rxeq selftest on a user's files", func() {
 		Expect(code).To(Equal(exitFail))
 		Expect(out).To(BeEmpty())
 		Expect(errOut).To(ContainSubstring("the files fail without any mutant: 1 case(s) fail through the unbroken fallback interpreter"))
+	})
+
+	It("runs a canary for every rule of the judgement after the mutants, and lists the rules covered", func() {
+		code, out, errOut := rxeq("selftest", "--strict", "--skip", "wrong-error-text", write("user.rx", scorer))
+		Expect(code).To(Equal(exitOK), out+errOut)
+		Expect(out).To(MatchRegexp(`RULE\s+CANARY\s+VERDICT\s+WHAT`))
+		Expect(out).To(MatchRegexp(`\nnear-tie-inf\s+finite-for-inf-best\s+flagged\s+row 2 \(scores \+Inf 5 3 1\) given class 1\n`))
+		Expect(out).To(MatchRegexp(`\ntolerance-ulp\s+two-ulp-for-ulp-1\s+flagged\s+`))
+		Expect(out).To(MatchRegexp(`\nexternal-crc-missing\s+nocrc\s+flagged\s+`))
+		for _, r := range selftest.Rules() {
+			Expect(out).To(MatchRegexp(`\n%s\s+\S+\s+flagged\s`, regexp.QuoteMeta(r.ID)))
+		}
+		Expect(out).To(ContainSubstring(fmt.Sprintf("\nrules covered: %d of %d (%d of %d canaries flagged)\n",
+			len(selftest.Rules()), len(selftest.Rules()), len(selftest.Canaries()), len(selftest.Canaries()))))
+		Expect(errOut).To(BeEmpty())
+
+		code, out, _ = rxeq("selftest", "--strict", "--skip", "wrong-error-text", "--no-canaries", write("user.rx", scorer))
+		Expect(code).To(Equal(exitOK))
+		Expect(out).NotTo(ContainSubstring("rules covered"))
+	})
+
+	It("has a hidden hostile executor that refuses an unknown misbehaviour", func() {
+		code, _, errOut := rxeq(selftest.HostileArg, "--misbehave", "nope")
+		Expect(code).To(Equal(exitUsage))
+		Expect(errOut).To(ContainSubstring(`rxeq selftest-executor: unknown misbehaviour "nope" (want one of dims, dtype, mutate, nocrc, ok, protocol, wrongcrc)`))
+		code, out, _ := rxeq("-h")
+		Expect(code).To(Equal(exitOK))
+		Expect(out).NotTo(ContainSubstring("selftest-executor"))
 	})
 })
