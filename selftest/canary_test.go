@@ -186,6 +186,22 @@ var _ = Describe("the canaries", func() {
 		}
 	})
 
+	It("are documented: every rule in docs/comparison.md's table, the counts in docs/cli.md", func() {
+		doc, err := os.ReadFile("../docs/comparison.md")
+		Expect(err).NotTo(HaveOccurred())
+		for _, r := range selftest.Rules() {
+			Expect(string(doc)).To(ContainSubstring("| `%s` | %s |", r.ID, r.What), "docs/comparison.md lists rule %s as the registry says it", r.ID)
+		}
+		for _, c := range selftest.Canaries() {
+			Expect(string(doc)).To(ContainSubstring("`%s`: ", c.Name), "docs/comparison.md lists canary %s", c.Name)
+		}
+		cli, err := os.ReadFile("../docs/cli.md")
+		Expect(err).NotTo(HaveOccurred())
+		n, m := len(selftest.Rules()), len(selftest.Canaries())
+		Expect(string(cli)).To(ContainSubstring("rules covered: %d of %d (%d of %d canaries flagged)", n, n, m, m))
+		Expect(string(cli)).To(ContainSubstring("%d rules, %d canaries", n, m))
+	})
+
 	It("refuse a rule added without a canary, naming it, and run nothing", func() {
 		rules := append(selftest.Rules(), selftest.Rule{ID: "new-rule", What: "a rule added later"})
 		outs, err := selftest.RunCanaries(ctx, selftest.CanaryOptions{Rules: rules, Hostile: hostile()})
