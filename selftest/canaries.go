@@ -127,6 +127,8 @@ func Canaries() []Canary {
 			blameCanary{outputCanary{file: "blame.rx", fn: "tenth", output: "y", edit: stepF32("y", 0, 1)}}.run),
 		canary("blame-agrees-rounded", "finite-for-overflow", "overflow's v = MaxFloat32 where the oracle has Exp(89)/2 ≈ 2.2e38 and the rounded reference +Inf",
 			blameCanary{outputCanary{file: "blame.rx", fn: "overflow", output: "v", edit: setF32("v", 0, math.MaxFloat32)}}.run),
+		canary("blame-class", "flip-not-rounding", "late's row 0 (scores 0.9 0.1 0.2 0.3, which float32 rounding does not reorder) given class 1",
+			blameCanary{classCanary("late", 0, 1)}.run),
 		canary("lock-scope", "decoy", "decoy locks the loop only looper has", lockCanary{"decoy"}.run),
 		canary("lock-literal", "wrong-count", "wrong_count locks i < 4 where its loop runs to 3", lockCanary{"wrong_count"}.run),
 		canary("lock-not", "forbidden-loop", "forbidden's lock-not \"for (\" in a function with a loop", lockCanary{"forbidden"}.run),

@@ -44,6 +44,7 @@ func Rules() []Rule {
 		{"error-spurious", "where the oracle succeeds, an executor that fails is a mismatch"},
 		{"blame-rounded-misses", "float32-limit only where the float32-rounded reference misses the exact one too"},
 		{"blame-agrees-rounded", "float32-limit only where the executor agrees with the float32-rounded reference"},
+		{"blame-class", "float32-limit for a class output only where the float32-rounded reference picks the executor's class"},
 		{"lock-scope", "a lock is checked in its own function's C only: a match in another function (a decoy) fails it"},
 		{"lock-literal", "a lock text the function's C does not contain fails"},
 		{"lock-not", "a lock-not pattern the function's C contains fails"},
