@@ -18,6 +18,7 @@ import (
 	"github.com/rextio/rxeq/lock"
 	"github.com/rextio/rxeq/native"
 	"github.com/rextio/rxeq/program"
+	"github.com/rextio/rxeq/program/ir"
 	"github.com/rextio/rxeq/tensor"
 )
 
@@ -76,6 +77,9 @@ type Canary struct {
 	Name string // unique among the canaries
 	What string // what it breaks, in one line
 	run  func(ctx context.Context, e *canaryEnv) (flagged bool, report string, err error)
+	// runner, when not nil, is the same break judged by `rxeq run`'s
+	// runner (harness.Run): the canary is flagged only when both flag it.
+	runner *runnerCase
 }
 
 // CanaryVerdict is what became of one canary.
@@ -96,6 +100,9 @@ type CanaryOutcome struct {
 	// the error comparison, the lock failure, the case's message), or
 	// why it was missed or broken.
 	Report string
+	// Runner: `rxeq run`'s runner judged the same break too (a canary on
+	// its file's own inputs), and flagged it.
+	Runner bool
 }
 
 // CanaryOptions configure RunCanaries.
@@ -163,7 +170,8 @@ func RunCanaries(ctx context.Context, opts CanaryOptions) ([]CanaryOutcome, erro
 	if opts.Judgement != nil {
 		j = *opts.Judgement
 	}
-	env := &canaryEnv{j: j, hostile: opts.Hostile, hostileEnv: opts.HostileEnv, files: map[string]*program.File{}}
+	env := &canaryEnv{j: j, hostile: opts.Hostile, hostileEnv: opts.HostileEnv, files: map[string]*program.File{},
+		canaries: canaries, runs: map[string]*runnerRun{}}
 	outs := make([]CanaryOutcome, len(canaries))
 	var missed, broken []string
 	for i, c := range canaries {
@@ -172,6 +180,14 @@ func RunCanaries(ctx context.Context, opts CanaryOptions) ([]CanaryOutcome, erro
 		}
 		o := CanaryOutcome{Canary: c}
 		flagged, report, err := c.run(ctx, env)
+		if err == nil && flagged && c.runner != nil {
+			var ok bool
+			var why string
+			if ok, why, err = env.runnerFlags(ctx, c); err == nil && !ok {
+				flagged, report = false, "the judgement flags it, but rxeq run's runner does not: "+why
+			}
+			o.Runner = ok
+		}
 		switch {
 		case err != nil:
 			o.Verdict, o.Report = Broken, err.Error()
@@ -216,6 +232,11 @@ type canaryEnv struct {
 	extOnce  sync.Once
 	extCases map[string]harness.Case
 	extErr   error
+
+	// canaries are those RunCanaries runs; runs the runner's cases of
+	// each canary file, by file name.
+	canaries []Canary
+	runs     map[string]*runnerRun
 }
 
 // file returns the parsed canary program canaries/NAME.
@@ -548,3 +569,163 @@ func (c externalCanary) run(ctx context.Context, e *canaryEnv) (bool, string, er
 	}
 	return true, msg, nil
 }
+
+// runnerCase is a canary's break as an executor gives it to `rxeq run`'s
+// runner: function fn of canaries/file, on the file's own inputs.
+type runnerCase struct {
+	file, fn string
+	// answer turns the oracle's answer into the broken one.
+	answer func(want map[string]*tensor.Tensor, err error) (map[string]*tensor.Tensor, error)
+	// blame: the case must also be blamed on the executor.
+	blame bool
+}
+
+func (c outputCanary) runner() *runnerCase {
+	if c.set != nil {
+		return nil // inputs by hand: the runner generates its own
+	}
+	return &runnerCase{file: c.file, fn: c.fn, answer: func(want map[string]*tensor.Tensor, err error) (map[string]*tensor.Tensor, error) {
+		got := float32Of(want)
+		c.edit(got)
+		return got, err
+	}}
+}
+
+func (c blameCanary) runner() *runnerCase {
+	r := c.outputCanary.runner()
+	if r != nil {
+		r.blame = true
+	}
+	return r
+}
+
+func (c errorCanary) runner() *runnerCase {
+	if c.set != nil {
+		return nil
+	}
+	return &runnerCase{file: "errors.rx", fn: "rem", answer: func(_ map[string]*tensor.Tensor, err error) (map[string]*tensor.Tensor, error) {
+		return map[string]*tensor.Tensor{}, c.mk(err)
+	}}
+}
+
+// runnerRun is one harness.Run of a canary file through an executor per
+// canary of that file.
+type runnerRun struct {
+	once  sync.Once
+	cases map[string][]harness.Case // by executor name
+	err   error
+}
+
+// runnerName is the executor of canary name in the runner's run.
+func runnerName(name string) executor.Name { return executor.Name("canary-" + name) }
+
+// runnerFlags reports whether `rxeq run`'s runner fails canary c's case
+// (and blames the executor, where c.runner.blame), with why not.
+func (e *canaryEnv) runnerFlags(ctx context.Context, c Canary) (bool, string, error) {
+	e.mu.Lock()
+	r := e.runs[c.runner.file]
+	if r == nil {
+		r = &runnerRun{}
+		e.runs[c.runner.file] = r
+	}
+	e.mu.Unlock()
+	r.once.Do(func() { r.cases, r.err = e.runFile(ctx, c.runner.file) })
+	if r.err != nil {
+		return false, "", r.err
+	}
+	var mine *harness.Case
+	for i, cs := range r.cases[string(runnerName(c.Name))] {
+		if cs.Function == c.runner.fn {
+			mine = &r.cases[string(runnerName(c.Name))][i]
+		} else if cs.Status != harness.StatusPass {
+			return false, "", fmt.Errorf("control: the runner does not pass function %s, which the canary leaves unbroken (%s): %s", cs.Function, cs.Status, firstLine(cs.Message))
+		}
+	}
+	switch {
+	case mine == nil:
+		return false, "", fmt.Errorf("the runner has no case of %s for %s", c.runner.fn, runnerName(c.Name))
+	case mine.Status != harness.StatusFail:
+		return false, fmt.Sprintf("status %s: %s", mine.Status, firstLine(mine.Message)), nil
+	case c.runner.blame && mine.Blame != harness.BlameExecutor:
+		return false, fmt.Sprintf("blame %q: %s", mine.Blame, firstLine(mine.Message)), nil
+	}
+	return true, "", nil
+}
+
+// runFile runs canaries/file through harness.Run with one executor per
+// canary of that file, each returning its break for its function and the
+// oracle's answer rounded to float32 for the others.
+func (e *canaryEnv) runFile(ctx context.Context, file string) (map[string][]harness.Case, error) {
+	f, err := e.file(file)
+	if err != nil {
+		return nil, err
+	}
+	ref, err := e.oracle()
+	if err != nil {
+		return nil, err
+	}
+	var execs []executor.Executor
+	var names []executor.Name
+	for _, c := range e.canaries {
+		if c.runner != nil && c.runner.file == file {
+			x := &runnerExecutor{name: runnerName(c.Name), ref: ref, rc: c.runner}
+			execs = append(execs, x)
+			names = append(names, x.name)
+		}
+	}
+	res, err := harness.Run(ctx, []*program.File{f}, harness.Options{Executors: execs, Backends: names, SkipLocks: true, Parallel: 1})
+	if res == nil {
+		return nil, err
+	}
+	cases := map[string][]harness.Case{}
+	for _, c := range res.Cases {
+		cases[string(c.Executor)] = append(cases[string(c.Executor)], c)
+	}
+	return cases, nil
+}
+
+// runnerExecutor is a canary as an executor: the oracle's answer, rounded
+// to float32, broken in function rc.fn.
+type runnerExecutor struct {
+	name executor.Name
+	ref  executor.Executor
+	rc   *runnerCase
+}
+
+func (x *runnerExecutor) Name() executor.Name { return x.name }
+
+func (x *runnerExecutor) Prepare(ctx context.Context, f *program.File, p *ir.Program) (executor.Prepared, error) {
+	inner, err := x.ref.Prepare(ctx, f, p)
+	if err != nil {
+		return nil, err
+	}
+	return &runnerPrepared{x: x, inner: inner}, nil
+}
+
+type runnerPrepared struct {
+	x     *runnerExecutor
+	inner executor.Prepared
+}
+
+func (p *runnerPrepared) Run(ctx context.Context, fn string, inputs map[string]*tensor.Tensor) (executor.Outcome, error) {
+	// The oracle gets its own copy: the runner checks that the inputs it
+	// gave are left as they were.
+	own := map[string]*tensor.Tensor{}
+	for k, t := range inputs {
+		own[k] = t.Clone()
+	}
+	out, err := p.inner.Run(ctx, fn, own)
+	if ctx.Err() != nil {
+		return out, err
+	}
+	if fn != p.x.rc.fn {
+		if err != nil {
+			return executor.Outcome{Path: p.x.name}, err
+		}
+		return executor.Outcome{Path: p.x.name, Outputs: float32Of(out.Outputs)}, nil
+	}
+	got, gerr := p.x.rc.answer(out.Outputs, err)
+	return executor.Outcome{Path: p.x.name, Outputs: got}, gerr
+}
+
+func (p *runnerPrepared) Close() error { return p.inner.Close() }

@@ -156,10 +156,20 @@ var _ = Describe("the canaries", func() {
 		outs, err := selftest.RunCanaries(ctx, selftest.CanaryOptions{Hostile: hostile()})
 		Expect(err).NotTo(HaveOccurred())
 		Expect(outs).To(HaveLen(len(selftest.Canaries())))
-		reports := map[string]string{}
+		reports, runner := map[string]string{}, map[string]bool{}
 		for _, o := range outs {
 			Expect(o.Verdict).To(Equal(selftest.Flagged), o.Canary.Name)
 			reports[o.Canary.Name] = o.Report
+			runner[o.Canary.Name] = o.Runner
+		}
+		// The canaries on their files' own inputs are judged by rxeq
+		// run's runner too; those with scores given by hand are not.
+		for _, name := range []string{"minus-inf-for-plus", "minus-zero-for-plus", "two-ulp-for-ulp-1", "atol-only", "extra-output",
+			"reworded", "success-for-failure", "one-step-above-rounded", "finite-for-overflow"} {
+			Expect(runner[name]).To(BeTrue(), name)
+		}
+		for _, name := range []string{"finite-for-inf-best", "exact-tie-broken-late", "failure-for-success", "decoy", "nocrc"} {
+			Expect(runner[name]).To(BeFalse(), name)
 		}
 		Expect(reports["minus-inf-for-plus"]).To(Equal("pinf: 1 / 8 mismatched (12.5%); first mismatches: [0 0] want +Inf got -Inf"))
 		Expect(reports["two-ulp-for-ulp-1"]).To(ContainSubstring("first mismatches: [0 0] want 1.5 got 1.5000002"))
@@ -198,7 +208,7 @@ var _ = Describe("the canaries", func() {
 		cli, err := os.ReadFile("../docs/cli.md")
 		Expect(err).NotTo(HaveOccurred())
 		n, m := len(selftest.Rules()), len(selftest.Canaries())
-		Expect(string(cli)).To(ContainSubstring("rules covered: %d of %d (%d of %d canaries flagged)", n, n, m, m))
+		Expect(string(cli)).To(ContainSubstring("rules covered: %d of %d (%d of %d canaries flagged; ", n, n, m, m))
 		Expect(string(cli)).To(ContainSubstring("%d rules, %d canaries", n, m))
 	})
 

@@ -121,12 +121,15 @@ func runCanaries(ctx context.Context, stdout, stderr io.Writer) bool {
 	fmt.Fprintln(stdout)
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "RULE\tCANARY\tVERDICT\tWHAT")
-	flagged := 0
+	flagged, runner := 0, 0
 	covered := map[string]bool{}
 	for _, o := range outs {
 		if o.Verdict == selftest.Flagged {
 			flagged++
 			covered[o.Canary.Rule] = true
+		}
+		if o.Runner {
+			runner++
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", o.Canary.Rule, o.Canary.Name, o.Verdict, o.Canary.What)
 	}
@@ -137,7 +140,7 @@ func runCanaries(ctx context.Context, stdout, stderr io.Writer) bool {
 		}
 	}
 	rules := selftest.Rules()
-	fmt.Fprintf(stdout, "\nrules covered: %d of %d (%d of %d canaries flagged)\n", len(covered), len(rules), flagged, len(outs))
+	fmt.Fprintf(stdout, "\nrules covered: %d of %d (%d of %d canaries flagged; %d of them by rxeq run's runner too)\n", len(covered), len(rules), flagged, len(outs), runner)
 	if err != nil {
 		fmt.Fprintf(stderr, "rxeq selftest: %v\n", err)
 		return false
