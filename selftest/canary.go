@@ -57,6 +57,9 @@ type Judgement struct {
 	Blame func(fn *program.Func, metrics []compare.OutputMetrics, want, got, rounded map[string]*tensor.Tensor, tols map[string]compare.Tolerance) harness.Blame
 	// Lock checks one function's source lock (lock.Check).
 	Lock func(csrc []byte, cfunc string, locks []program.Lock) lock.Result
+	// Invariance checks an executor against itself on rearranged rows
+	// (harness.CheckInvariance).
+	Invariance func(ctx context.Context, fn *ir.Func, inputs, base map[string]*tensor.Tensor, run harness.InvarianceRun) ([]harness.InvarianceViolation, error)
 }
 
 // DefaultJudgement returns rxeq's own judgement: the functions `rxeq run`,
@@ -68,6 +71,7 @@ func DefaultJudgement() Judgement {
 		Errors:     compare.Errors,
 		Blame:      harness.BlameOutputs,
 		Lock:       lock.Check,
+		Invariance: harness.CheckInvariance,
 	}
 }
 
@@ -729,3 +733,59 @@ func (p *runnerPrepared) Run(ctx context.Context, fn string, inputs map[string]*
 }
 
 func (p *runnerPrepared) Close() error { return p.inner.Close() }
+
+// invarianceCanary runs function values of canaries/values.rx as an
+// executor whose result for a row changes when the row is computed alone
+// (at batch 1): perturb breaks that run's outputs.
+type invarianceCanary struct {
+	perturb func(got map[string]*tensor.Tensor)
+}
+
+func (c invarianceCanary) run(ctx context.Context, e *canaryEnv) (bool, string, error) {
+	g, err := e.run(ctx, "values.rx", "values", nil)
+	if err != nil {
+		return false, "", err
+	}
+	p, err := program.Lower(g.f)
+	if err != nil {
+		return false, "", err
+	}
+	fn := p.Func("values")
+	ref, err := e.oracle()
+	if err != nil {
+		return false, "", err
+	}
+	pr, err := ref.Prepare(ctx, g.f, p)
+	if err != nil {
+		return false, "", err
+	}
+	defer pr.Close()
+	run := func(broken bool) harness.InvarianceRun {
+		return func(ctx context.Context, inputs map[string]*tensor.Tensor) (map[string]*tensor.Tensor, error) {
+			out, err := pr.Run(ctx, "values", inputs)
+			if err != nil {
+				return nil, err
+			}
+			got := float32Of(out.Outputs)
+			if broken && inputs["x"].Shape[0] == 1 {
+				c.perturb(got)
+			}
+			return got, nil
+		}
+	}
+	base, err := run(false)(ctx, g.inputs)
+	if err != nil {
+		return false, "", err
+	}
+	if v, err := e.j.Invariance(ctx, fn, g.inputs, base, run(false)); err != nil || len(v) > 0 {
+		return false, "", fmt.Errorf("control: the unbroken executor is not invariant: %v %v", v, err)
+	}
+	v, err := e.j.Invariance(ctx, fn, g.inputs, base, run(true))
+	if err != nil {
+		return false, "", err
+	}
+	if len(v) == 0 {
+		return false, "no invariance violation", nil
+	}
+	return true, v[0].Detail, nil
+}

@@ -45,6 +45,8 @@ func Rules() []Rule {
 		{"blame-rounded-misses", "float32-limit only where the float32-rounded reference misses the exact one too"},
 		{"blame-agrees-rounded", "float32-limit only where the executor agrees with the float32-rounded reference"},
 		{"blame-class", "float32-limit for a class output only where the float32-rounded reference picks the executor's class"},
+		{"invariance-batch", "a row-independent result computed alone (batch 1) must equal the same row in its batch, bit for bit"},
+		{"invariance-bits", "invariance is bit-identity: a zero of the other sign alone than in its batch is a violation"},
 		{"lock-scope", "a lock is checked in its own function's C only: a match in another function (a decoy) fails it"},
 		{"lock-literal", "a lock text the function's C does not contain fails"},
 		{"lock-not", "a lock-not pattern the function's C contains fails"},
