@@ -60,6 +60,13 @@ type canaryCase interface {
 
 func canary(rule, name, what string, cc canaryCase) Canary {
 	c := Canary{Rule: rule, Name: name, What: what, run: cc.run}
+	if m, ok := cc.(maxULPCanary); ok {
+		// run is the runner's judgement already.
+		c.byRunner = true
+		m.name = name
+		c.run, c.runner = m.run, m.runner()
+		return c
+	}
 	if r, ok := cc.(interface{ runner() *runnerCase }); ok {
 		c.runner = r.runner()
 	}
@@ -104,6 +111,8 @@ func Canaries() []Canary {
 		canary("tolerance-rtol", "rtol-only", "r_only[0,0] = 1.5e-6·(1 + 5e-6) where rtol=1e-6 (the default atol would allow 3e-6)", tols("r_only", setF32("r_only", 0, float32(1.5e-6*(1+5e-6))))),
 		canary("tolerance-ulp", "two-ulp-for-ulp-1", "ulp_only[0,0] two float32 steps above 1.5 where ulp=1: within 2 spacings in value, 2 ULPs apart", tols("ulp_only", stepF32("ulp_only", 0, 2))),
 		canary("tolerance-ulp-and-rel", "three-ulp-for-ulp-2", "ulp_rel[0,0] three float32 steps above 1.5 where rtol=1e-2 atol=1e-2 ulp=2", tols("ulp_rel", stepF32("ulp_rel", 0, 3))),
+		canary("max-ulp", "two-ulp-under-max-ulp-1", "fin[0,0] two float32 steps above 1.5 (inside the default tolerance) under rxeq run --max-ulp 1",
+			maxULPCanary{outputCanary: values("fin", stepF32("fin", 0, 2)), maxULP: 1}),
 		canary("int64-exact", "index-plus-one", "counts' idx[0] (Argmax of a parameter, not a class output) one more than the oracle's",
 			outputCanary{file: "values.rx", fn: "counts", set: map[string]*tensor.Tensor{"x": tensor.FromFloat32([]float32{0, 1, 2, 3, 3, 2, 1, 0}, 2, 4)}, output: "idx",
 				edit: func(got map[string]*tensor.Tensor) { got["idx"].I64[0]-- }}),

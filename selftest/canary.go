@@ -84,6 +84,9 @@ type Canary struct {
 	// runner, when not nil, is the same break judged by `rxeq run`'s
 	// runner (harness.Run): the canary is flagged only when both flag it.
 	runner *runnerCase
+	// byRunner: run is the runner's judgement alone (a rule of the
+	// runner, like --max-ulp).
+	byRunner bool
 }
 
 // CanaryVerdict is what became of one canary.
@@ -205,6 +208,7 @@ func RunCanaries(ctx context.Context, opts CanaryOptions) ([]CanaryOutcome, erro
 		if o.Report == "" {
 			o.Report = firstLine(report)
 		}
+		o.Runner = o.Runner || c.byRunner && o.Verdict == Flagged
 		outs[i] = o
 	}
 	var errs []error
@@ -582,6 +586,8 @@ type runnerCase struct {
 	answer func(want map[string]*tensor.Tensor, err error) (map[string]*tensor.Tensor, error)
 	// blame: the case must also be blamed on the executor.
 	blame bool
+	// maxULP is the run's harness.Options.MaxULP (--max-ulp).
+	maxULP int64
 }
 
 func (c outputCanary) runner() *runnerCase {
@@ -626,16 +632,22 @@ func runnerName(name string) executor.Name { return executor.Name("canary-" + na
 // runnerFlags reports whether `rxeq run`'s runner fails canary c's case
 // (and blames the executor, where c.runner.blame), with why not.
 func (e *canaryEnv) runnerFlags(ctx context.Context, c Canary) (bool, string, error) {
+	key := fmt.Sprintf("%s --max-ulp %d", c.runner.file, c.runner.maxULP)
 	e.mu.Lock()
-	r := e.runs[c.runner.file]
+	r := e.runs[key]
 	if r == nil {
 		r = &runnerRun{}
-		e.runs[c.runner.file] = r
+		e.runs[key] = r
 	}
 	e.mu.Unlock()
-	r.once.Do(func() { r.cases, r.err = e.runFile(ctx, c.runner.file) })
+	r.once.Do(func() { r.cases, r.err = e.runFile(ctx, c.runner.file, c.runner.maxULP) })
 	if r.err != nil {
 		return false, "", r.err
+	}
+	for _, cs := range r.cases[string(runnerName(controlName))] {
+		if cs.Status != harness.StatusPass {
+			return false, "", fmt.Errorf("control: the runner does not pass the unbroken answer for %s (%s): %s", cs.Function, cs.Status, firstLine(cs.Message))
+		}
 	}
 	var mine *harness.Case
 	for i, cs := range r.cases[string(runnerName(c.Name))] {
@@ -653,13 +665,17 @@ func (e *canaryEnv) runnerFlags(ctx context.Context, c Canary) (bool, string, er
 	case c.runner.blame && mine.Blame != harness.BlameExecutor:
 		return false, fmt.Sprintf("blame %q: %s", mine.Blame, firstLine(mine.Message)), nil
 	}
-	return true, "", nil
+	return true, firstLine(mine.Message), nil
 }
+
+// controlName is the runner's executor that breaks nothing: each canary
+// file's run holds it, and it must pass.
+const controlName = "control"
 
 // runFile runs canaries/file through harness.Run with one executor per
 // canary of that file, each returning its break for its function and the
 // oracle's answer rounded to float32 for the others.
-func (e *canaryEnv) runFile(ctx context.Context, file string) (map[string][]harness.Case, error) {
+func (e *canaryEnv) runFile(ctx context.Context, file string, maxULP int64) (map[string][]harness.Case, error) {
 	f, err := e.file(file)
 	if err != nil {
 		return nil, err
@@ -668,16 +684,17 @@ func (e *canaryEnv) runFile(ctx context.Context, file string) (map[string][]harn
 	if err != nil {
 		return nil, err
 	}
-	var execs []executor.Executor
-	var names []executor.Name
+	control := &runnerExecutor{name: runnerName(controlName), ref: ref, rc: &runnerCase{}}
+	execs := []executor.Executor{control}
+	names := []executor.Name{control.name}
 	for _, c := range e.canaries {
-		if c.runner != nil && c.runner.file == file {
+		if c.runner != nil && c.runner.file == file && c.runner.maxULP == maxULP {
 			x := &runnerExecutor{name: runnerName(c.Name), ref: ref, rc: c.runner}
 			execs = append(execs, x)
 			names = append(names, x.name)
 		}
 	}
-	res, err := harness.Run(ctx, []*program.File{f}, harness.Options{Executors: execs, Backends: names, SkipLocks: true, Parallel: 1})
+	res, err := harness.Run(ctx, []*program.File{f}, harness.Options{Executors: execs, Backends: names, SkipLocks: true, Parallel: 1, MaxULP: maxULP})
 	if res == nil {
 		return nil, err
 	}
@@ -788,4 +805,23 @@ func (c invarianceCanary) run(ctx context.Context, e *canaryEnv) (bool, string, 
 		return false, "no invariance violation", nil
 	}
 	return true, v[0].Detail, nil
+}
+
+// maxULPCanary is an outputCanary judged by `rxeq run --max-ulp N`'s
+// runner alone: the bound is the runner's, given to every float output
+// without its own ulp=, so no function of package compare states it.
+type maxULPCanary struct {
+	outputCanary
+	name   string
+	maxULP int64
+}
+
+func (c maxULPCanary) runner() *runnerCase {
+	r := c.outputCanary.runner()
+	r.maxULP = c.maxULP
+	return r
+}
+
+func (c maxULPCanary) run(ctx context.Context, e *canaryEnv) (bool, string, error) {
+	return e.runnerFlags(ctx, Canary{Name: c.name, runner: c.runner()})
 }

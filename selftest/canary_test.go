@@ -13,6 +13,7 @@ import (
 	"github.com/rextio/rxeq/compare"
 	"github.com/rextio/rxeq/harness"
 	"github.com/rextio/rxeq/program"
+	"github.com/rextio/rxeq/program/ir"
 	"github.com/rextio/rxeq/selftest"
 	"github.com/rextio/rxeq/tensor"
 )
@@ -149,6 +150,28 @@ func blameWithoutRoundedCheck(fn *program.Func, metrics []compare.OutputMetrics,
 	return harness.BlameFloat32
 }
 
+// invarianceByValue is harness.CheckInvariance comparing values, not
+// bits: every zero is made +0 on both sides first.
+func invarianceByValue(ctx context.Context, fn *ir.Func, inputs, base map[string]*tensor.Tensor, run harness.InvarianceRun) ([]harness.InvarianceViolation, error) {
+	plus := func(m map[string]*tensor.Tensor) map[string]*tensor.Tensor {
+		out := map[string]*tensor.Tensor{}
+		for k, t := range m {
+			t = t.Clone()
+			for i, v := range t.F32 {
+				if v == 0 {
+					t.F32[i] = 0
+				}
+			}
+			out[k] = t
+		}
+		return out
+	}
+	return harness.CheckInvariance(ctx, fn, inputs, plus(base), func(ctx context.Context, in map[string]*tensor.Tensor) (map[string]*tensor.Tensor, error) {
+		out, err := run(ctx, in)
+		return plus(out), err
+	})
+}
+
 var _ = Describe("the canaries", func() {
 	ctx := context.Background()
 
@@ -165,10 +188,10 @@ var _ = Describe("the canaries", func() {
 		// The canaries on their files' own inputs are judged by rxeq
 		// run's runner too; those with scores given by hand are not.
 		for _, name := range []string{"minus-inf-for-plus", "minus-zero-for-plus", "two-ulp-for-ulp-1", "atol-only", "extra-output",
-			"reworded", "success-for-failure", "one-step-above-rounded", "finite-for-overflow"} {
+			"reworded", "success-for-failure", "one-step-above-rounded", "finite-for-overflow", "two-ulp-under-max-ulp-1"} {
 			Expect(runner[name]).To(BeTrue(), name)
 		}
-		for _, name := range []string{"finite-for-inf-best", "exact-tie-broken-late", "failure-for-success", "decoy", "nocrc"} {
+		for _, name := range []string{"finite-for-inf-best", "exact-tie-broken-late", "failure-for-success", "one-ulp-alone", "decoy", "nocrc"} {
 			Expect(runner[name]).To(BeFalse(), name)
 		}
 		Expect(reports["minus-inf-for-plus"]).To(Equal("pinf: 1 / 8 mismatched (12.5%); first mismatches: [0 0] want +Inf got -Inf"))
@@ -243,6 +266,7 @@ var _ = Describe("the canaries", func() {
 		Entry("ulp=N held as N+1 float32 spacings in value", func(j *selftest.Judgement) { j.Tolerances = ulpAsValueBound }, "tolerance-ulp", "tolerance-ulp-and-rel"),
 		Entry("ulp=N replaced by the default tolerance", func(j *selftest.Judgement) { j.Tolerances = ulpAsDefault }, "tolerance-ulp", "tolerance-ulp-and-rel"),
 		Entry("float32-limit blame without the rounded-reference check", func(j *selftest.Judgement) { j.Blame = blameWithoutRoundedCheck }, "blame-rounded-misses"),
+		Entry("invariance by value: -0 equal to +0", func(j *selftest.Judgement) { j.Invariance = invarianceByValue }, "invariance-bits"),
 	)
 
 	It("call a canary broken, not flagged, when its unbroken control fails too", func() {

@@ -28,6 +28,7 @@ func Rules() []Rule {
 		{"tolerance-rtol", "//rx:tolerance OUT rtol=R holds the output to R·|want| alone (atol is 0, not the default)"},
 		{"tolerance-ulp", "//rx:tolerance OUT ulp=N holds the output to N float32 ULPs of the rounded oracle value, not a bound in value"},
 		{"tolerance-ulp-and-rel", "//rx:tolerance OUT rtol=… atol=… ulp=N applies the ULP bound on top of rtol and atol"},
+		{"max-ulp", "rxeq run --max-ulp N holds every float output without its own ulp= to N ULPs, on top of its tolerance"},
 		{"int64-exact", "an int64 output that is not a class output matches exactly"},
 		{"class-flip", "a class that is neither the oracle's nor tied with it is a mismatch"},
 		{"near-tie-finite", "with a finite best score, only classes within the scores' tolerance of it are tied"},
