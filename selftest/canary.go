@@ -301,7 +301,11 @@ func (e *canaryEnv) run(ctx context.Context, file, fn string, set map[string]*te
 	if g.fn == nil {
 		return nil, fmt.Errorf("canaries/%s has no function %s", file, fn)
 	}
-	if g.inputs, err = harness.GenerateInputs(f, g.fn, f.Batches[0], f.Seed, nil); err != nil {
+	batch := 1
+	if len(f.Batches) > 0 {
+		batch = f.Batches[0]
+	}
+	if g.inputs, err = harness.GenerateInputs(f, g.fn, batch, f.Seed, nil); err != nil {
 		return nil, err
 	}
 	for k, v := range set {
@@ -568,7 +572,7 @@ func (c externalCanary) run(ctx context.Context, e *canaryEnv) (bool, string, er
 	}
 	msg := cs.Message
 	if cs.Status != harness.StatusFail {
-		return false, fmt.Sprintf("status %s: %s", cs.Status, msg), nil
+		return false, statusText(cs.Status, msg), nil
 	}
 	for _, w := range c.want {
 		if !strings.Contains(msg, w) {
@@ -661,7 +665,7 @@ func (e *canaryEnv) runnerFlags(ctx context.Context, c Canary) (bool, string, er
 	case mine == nil:
 		return false, "", fmt.Errorf("the runner has no case of %s for %s", c.runner.fn, runnerName(c.Name))
 	case mine.Status != harness.StatusFail:
-		return false, fmt.Sprintf("status %s: %s", mine.Status, firstLine(mine.Message)), nil
+		return false, statusText(mine.Status, mine.Message), nil
 	case c.runner.blame && mine.Blame != harness.BlameExecutor:
 		return false, fmt.Sprintf("blame %q: %s", mine.Blame, firstLine(mine.Message)), nil
 	}
@@ -824,4 +828,12 @@ func (c maxULPCanary) runner() *runnerCase {
 
 func (c maxULPCanary) run(ctx context.Context, e *canaryEnv) (bool, string, error) {
 	return e.runnerFlags(ctx, Canary{Name: c.name, runner: c.runner()})
+}
+
+// statusText is "status STATUS" and the first line of a case's message.
+func statusText(st harness.Status, msg string) string {
+	if msg = firstLine(msg); msg == "" {
+		return fmt.Sprintf("status %s", st)
+	}
+	return fmt.Sprintf("status %s: %s", st, msg)
 }
