@@ -24,24 +24,27 @@ func stepF32(name string, i, n int) func(map[string]*tensor.Tensor) {
 	}
 }
 
-// scoreRows are the class canaries' scores, one row per rule: a clear
+// scoreRows returns the class canaries' scores, one row per rule: a clear
 // winner; a near-tie of classes 0 and 1 (5e-5 apart, the tolerance at 1
 // being 1.03e-4) with class 2 just outside it; an infinite best score;
 // a NaN (Argmax picks it); an exact tie of classes 0 and 1.
-var scoreRows = [][]float32{
-	{0.9, 0.1, 0.2, 0.3},
-	{1, 1 - 5e-5, 1 - 5e-3, 0},
-	{float32(math.Inf(1)), 5, 3, 1},
-	{1, float32(math.NaN()), 1, 1},
-	{0.5, 0.5, 0, 0},
+func scoreRows() [][]float32 {
+	return [][]float32{
+		{0.9, 0.1, 0.2, 0.3},
+		{1, 1 - 5e-5, 1 - 5e-3, 0},
+		{float32(math.Inf(1)), 5, 3, 1},
+		{1, float32(math.NaN()), 1, 1},
+		{0.5, 0.5, 0, 0},
+	}
 }
 
 func classScores() map[string]*tensor.Tensor {
 	var v []float32
-	for _, r := range scoreRows {
+	rows := scoreRows()
+	for _, r := range rows {
 		v = append(v, r...)
 	}
-	return map[string]*tensor.Tensor{"s": tensor.FromFloat32(v, len(scoreRows), 4)}
+	return map[string]*tensor.Tensor{"s": tensor.FromFloat32(v, len(rows), 4)}
 }
 
 // classCanary sets the class of one row of function fn of

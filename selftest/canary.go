@@ -512,9 +512,11 @@ type externalCanary struct {
 	want []string
 }
 
-// hostileKinds are the misbehaviours the external canaries run, the
+// hostileKinds returns the misbehaviours the external canaries run, the
 // control ("ok") first.
-var hostileKinds = []string{"ok", "nocrc", "wrongcrc", "mutate", "dims", "dtype", "protocol"}
+func hostileKinds() []string {
+	return []string{"ok", "nocrc", "wrongcrc", "mutate", "dims", "dtype", "protocol"}
+}
 
 func hostileName(kind string) executor.Name { return executor.Name("hostile-" + kind) }
 
@@ -533,7 +535,7 @@ func (e *canaryEnv) external(ctx context.Context) (map[string]harness.Case, erro
 		}
 		var execs []executor.Executor
 		var names []executor.Name
-		for _, k := range hostileKinds {
+		for _, k := range hostileKinds() {
 			x, err := external.New(external.Options{Name: string(hostileName(k)), Command: append(slices.Clone(e.hostile), "--misbehave", k),
 				Env: e.hostileEnv, Timeout: time.Minute})
 			if err != nil {
