@@ -18,7 +18,10 @@ go build -o "$out/rxeq" ./cmd/rxeq
 "$out/rxeq" run --backend oracle,fallback,native,torch,onnxruntime,onnxruntime-noopt --json "$out/report.json" --junit "$out/junit.xml"
 xmllint --noout --schema reports/testdata/junit-10.xsd "$out/junit.xml"
 # The comparison must be able to fail: deliberately wrong executors, each
-# of which has to be reported.
+# of which has to be reported, then a canary for every rule of the
+# judgement (comparison, blame, source lock, external-executor checks,
+# the latter through the hostile `rxeq selftest-executor`), each of which
+# has to be flagged; a missed canary fails here, naming its rule.
 "$out/rxeq" selftest
 echo "reports: $out/report.json $out/junit.xml"
 

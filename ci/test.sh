@@ -54,6 +54,11 @@ log=$(mktemp)
 go test -count=1 ./... 2>&1 | tee "$log"
 ci_note "$(grep -c '^ok' "$log") packages"
 rm -f "$log"
+# The judgement can fail: the mutants on the catalog and a canary for
+# every rule (docs/comparison.md#the-rules-and-their-canaries), from a
+# fresh `go run`, the hostile external executor being rxeq itself.
+ci_step "rxeq selftest (mutants and canaries)"
+go run ./cmd/rxeq selftest
 # ONNX's node tests (libonnx-testdata, installed by setup.sh) imported and
 # run through the executors, ONNX Runtime at both levels included (which
 # also runs ONNX's own models; a model it differs on is printed as

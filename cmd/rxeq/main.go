@@ -23,6 +23,7 @@ import (
 	"syscall"
 
 	"github.com/rextio/rxeq/isolate"
+	"github.com/rextio/rxeq/selftest"
 )
 
 // Exit codes.
@@ -88,6 +89,8 @@ func commands() map[string]command {
 		"sweep":       cmdSweep,
 		// worker is hidden: rxeq starts it itself (run --isolate).
 		isolate.WorkerArg: cmdWorker,
+		// selftest-executor is hidden: rxeq selftest starts it itself.
+		selftest.HostileArg: cmdSelftestExecutor,
 	}
 }
 
