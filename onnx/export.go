@@ -640,7 +640,7 @@ func (x *exporter) instr(o *ir.Op) {
 	case ir.Mean, ir.Max:
 		x.node(reduceOps[o.Kind], a, out, attrInts("axes", axis), attrInt("keepdims", keep))
 	case ir.Argmax:
-		x.node("ArgMax", a, out, attrInt("axis", axis), attrInt("keepdims", 0), attrInt("select_last_index", 0))
+		x.node("ArgMax", a, out, attrInt("axis", axis), attrInt("keepdims", keep), attrInt("select_last_index", 0))
 	default:
 		fail("op %s has no ONNX form", o.Kind)
 	}

@@ -1339,21 +1339,9 @@ func (x *importer) node(n *onnxpb.Node, sc *scope) *val {
 			x.fail(ClassAttr, "ArgMax with select_last_index=1: rxeq's Argmax gives the first index of the maximum")
 		}
 		if attrI(n, "keepdims", 1) != 0 {
-			// rxeq's Argmax removes the axis, and int64 tensors have no op
-			// that adds one; the kept axis is had by giving the float input
-			// a size-1 axis at ax first (exactly: see expand) and taking
-			// the Argmax over the axis after it.
-			shape := slices.Insert(slices.Clone(a.t.Shape), ax, ir.Dim{Size: 1})
-			if len(shape) > 4 {
-				x.fail(ClassRank, "ArgMax with keepdims=1 of a rank-%d tensor: the float input would need rank %d to keep the axis, and rxeq tensors have rank 0 to 4", a.t.Rank(), len(shape))
-			}
-			y, why := x.reshapeTo(a, shape)
-			if y == nil {
-				x.fail(ClassShape, "ArgMax with keepdims=1 over axis %d of %s: rxeq's Argmax removes the axis, int64 tensors have no reshape, and giving the float input the size-1 axis first is not expressible: %s", ax, typeString(a.t), why)
-			}
 			t := ir.Type{DType: ir.Int64, Shape: slices.Clone(a.t.Shape)}
 			t.Shape[ax] = ir.Dim{Size: 1}
-			return x.call("Argmax", t, y, ax+1)
+			return x.call("Argmax", t, a, ax, true)
 		}
 		t := ir.Type{DType: ir.Int64, Shape: slices.Delete(slices.Clone(a.t.Shape), ax, ax+1)}
 		return x.call("Argmax", t, a, ax)

@@ -167,23 +167,22 @@ var _ = Describe("Import of Unsqueeze, Reshape, Flatten and ArgMax with keepdims
 		sameValues(y, in, 3, 4)
 	})
 
-	It("translates ArgMax with keepdims=1 where the kept axis can be had in front, and refuses it elsewhere with the reason", func() {
+	It("translates ArgMax with keepdims=1 as Argmax(x, axis, true), over any axis", func() {
 		m := shapeModel(vi("x", onnxpb.TypeFloat, 3, 4), vi("y", onnxpb.TypeInt64, 1, 4),
 			node("ArgMax", "am", []string{"x"}, []string{"y"}, iattr("axis", 0), iattr("keepdims", 1)))
 		src, y := runImported(m, x())
-		Expect(src).To(ContainSubstring("y = Argmax(x*ones3, 1)"))
+		Expect(src).To(ContainSubstring("y = Argmax(x, 0, true)"))
 		// Column by column: the first maximum, the first NaN.
 		Expect(y.Shape).To(Equal([]int{1, 4}))
 		Expect(y.I64).To(Equal([]int64{1, 1, 2, 2}))
 
 		m = shapeModel(vi("x", onnxpb.TypeFloat, -1, 4), vi("y", onnxpb.TypeInt64, -1, 1),
-			node("ArgMax", "am", []string{"x"}, []string{"y"}, iattr("axis", 1)))
-		ie := importErrOf(onnx.Import(m, onnx.ImportOptions{}))
-		Expect(ie.Class).To(Equal(onnx.ClassShape))
-		Expect(ie.Error()).To(Equal(`onnx import: node "am" (ArgMax): ArgMax with keepdims=1 over axis 1 of [B][4]float32: ` +
-			`rxeq's Argmax removes the axis, int64 tensors have no reshape, and giving the float input the size-1 axis first is not expressible: ` +
-			`it adds an axis of size 1 after the first dimension of a tensor of rank 2 or more, which rxeq cannot express ` +
-			`(it adds axes of size 1 only in front, by broadcasting, or to a rank-1 tensor, by Transpose; it has no reshape)`))
+			node("ArgMax", "am", []string{"x"}, []string{"y"}, iattr("axis", -1)))
+		src, y = runImported(m, x())
+		Expect(src).To(ContainSubstring("func f(x [B][4]float32) (y [B][1]int64)"))
+		Expect(src).To(ContainSubstring("y = Argmax(x, 1, true)"))
+		Expect(y.Shape).To(Equal([]int{3, 1}))
+		Expect(y.I64).To(Equal([]int64{2, 0, 3}))
 	})
 
 	It("refuses Unsqueeze inside a tensor and MatMul above rank 2, naming the node, the op and why", func() {

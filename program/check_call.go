@@ -116,7 +116,7 @@ func (fc *funcChecker) checkCall(e *ast.CallExpr) Expr {
 		}
 		call.Args = []Expr{x, y}
 		call.Typ = ir.Type{DType: ir.Float32, Shape: shape}
-	case Softmax, LogSoftmax, Argmax:
+	case Softmax, LogSoftmax:
 		if !arity("2: "+id.Name+"(x, axis)", 2) {
 			return nil
 		}
@@ -130,10 +130,7 @@ func (fc *funcChecker) checkCall(e *ast.CallExpr) Expr {
 		}
 		call.Args, call.Axis = []Expr{x}, axis
 		call.Typ = x.Type()
-		if b == Argmax {
-			call.Typ = ir.Type{DType: ir.Int64, Shape: dropAxis(x.Type().Shape, axis)}
-		}
-	case Sum, Mean, Max:
+	case Sum, Mean, Max, Argmax:
 		if !arity("2 or 3: "+id.Name+"(x, axis) or "+id.Name+"(x, axis, true)", 2, 3) {
 			return nil
 		}
@@ -154,12 +151,16 @@ func (fc *funcChecker) checkCall(e *ast.CallExpr) Expr {
 			call.KeepDims = kd.Name == "true"
 		}
 		call.Args, call.Axis = []Expr{x}, axis
+		dt := ir.Float32
+		if b == Argmax {
+			dt = ir.Int64
+		}
 		if call.KeepDims {
 			s := append([]ir.Dim(nil), x.Type().Shape...)
 			s[axis] = ir.Dim{Size: 1}
-			call.Typ = ir.Type{DType: ir.Float32, Shape: s}
+			call.Typ = ir.Type{DType: dt, Shape: s}
 		} else {
-			call.Typ = ir.Type{DType: ir.Float32, Shape: dropAxis(x.Type().Shape, axis)}
+			call.Typ = ir.Type{DType: dt, Shape: dropAxis(x.Type().Shape, axis)}
 		}
 	case CheckedRem, CheckedDiv:
 		if !arity("2: "+id.Name+"(a, b int64)", 2) {

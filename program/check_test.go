@@ -245,6 +245,28 @@ func f(x [B]float32) (y [B]float32) { y = x; return }`,
 		Expect(ret.Axis).To(Equal(1))
 		Expect(ret.KeepDims).To(BeTrue())
 	})
+
+	It("types Argmax(x, axis, true) with the axis kept with size 1, and lowers it with keepdims", func() {
+		f, err := program.Parse("t.rx", []byte(header+`func f(x [B][F]float32) (c [B][1]int64, d [1][F]int64, e [B]int64) { c = Argmax(x, -1, true); d = Argmax(x, 0, true); e = Argmax(x, 1, false); return }`))
+		Expect(err).NotTo(HaveOccurred())
+		c := f.Funcs[0].Body[0].(*program.Assign).Value.(*program.Call)
+		Expect(c.Axis).To(Equal(1))
+		Expect(c.KeepDims).To(BeTrue())
+		Expect(c.Type().String()).To(Equal("[B][1]int64"))
+		Expect(f.Funcs[0].Body[1].(*program.Assign).Value.Type().String()).To(Equal("[1][4]int64"))
+		Expect(f.Funcs[0].Body[2].(*program.Assign).Value.Type().String()).To(Equal("[B]int64"))
+		p, err := program.Lower(f)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(p.String()).To(ContainSubstring("argmax %x.0 axis=1 keepdims=true : [B][1]int64"))
+		Expect(p.String()).To(ContainSubstring("argmax %x.0 axis=0 keepdims=true : [1][4]int64"))
+
+		_, err = program.Parse("t.rx", []byte(header+`func f(x [B][F]float32) (c [B]int64) { c = Argmax(x, 1, true); return }`))
+		Expect(err).To(MatchError(ContainSubstring("[B][1]int64")))
+		_, err = program.Parse("t.rx", []byte(header+`func f(x [B][F]float32) (c [B]int64) { c = Argmax(x, 1, 1); return }`))
+		Expect(err).To(MatchError(ContainSubstring("t.rx:7:57: keepdims argument of Argmax must be true or false")))
+		_, err = program.Parse("t.rx", []byte(header+`func f(x [B][F]float32) (c [B]int64) { c = Argmax(x); return }`))
+		Expect(err).To(MatchError(ContainSubstring("wrong number of arguments to Argmax: got 1, want 2 or 3: Argmax(x, axis) or Argmax(x, axis, true)")))
+	})
 })
 
 var _ = Describe("Lower", func() {

@@ -752,9 +752,14 @@ func (e *fnEmitter) compute(in *ir.Op) expr {
 		return e.call(name, args[0].text, fmt.Sprintf("axis=%d", in.Axis))
 	case ir.Argmax:
 		var x expr
-		if torch {
+		switch {
+		case torch && in.KeepDims:
+			x = e.call("torch.argmax", args[0].text, fmt.Sprint(in.Axis), "keepdim=True")
+		case torch:
 			x = e.call("torch.argmax", args[0].text, fmt.Sprint(in.Axis))
-		} else {
+		case in.KeepDims:
+			x = e.call("np.argmax", args[0].text, fmt.Sprintf("axis=%d", in.Axis), "keepdims=True")
+		default:
 			x = e.call("np.argmax", args[0].text, fmt.Sprintf("axis=%d", in.Axis))
 		}
 		if in.Dst.Type.Rank() == 0 {

@@ -695,6 +695,9 @@ func (g *genFunc) op(o *ir.Op) string {
 		if d.Type.IsIntScalar() { // Argmax of a rank-1 tensor: a scalar, not a slot
 			return fmt.Sprintf("RX_TRY(rx_argmax_scalar(&rx_c, %s, %d, &%s));", g.slotName[o.Args[0]], o.Axis, g.name[d])
 		}
+		if o.KeepDims {
+			return fmt.Sprintf("RX_TRY(rx_argmax_keep(%s, %d));", slots(), o.Axis)
+		}
 		return fmt.Sprintf("RX_TRY(rx_argmax(%s, %d));", slots(), o.Axis)
 	case ir.Sum, ir.Mean, ir.Max:
 		return fmt.Sprintf("RX_TRY(rx_%s(%s, %d, %d));", o.Kind, slots(), o.Axis, b(o.KeepDims))

@@ -3,6 +3,7 @@ package ort
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/rextio/rxeq/executor"
@@ -127,7 +128,12 @@ type function struct {
 	exec      executor.Name
 	name      string
 
-	pool sync.Pool // *outBlock: the outputs of released Results
+	// free holds the blocks of released Results, at most maxFree, for
+	// the next runs to reuse. A list under a lock, not a sync.Pool: a
+	// goroutine often comes back from a cgo call on another P, and a
+	// sync.Pool would then miss the block it was given on the first one.
+	freeMu sync.Mutex
+	free   []*outBlock
 
 	mu      sync.Mutex // guards session, err and made after Prepare (Lazy)
 	made    bool       // the session was created, or failed to be
@@ -209,7 +215,7 @@ func (p *Prepared) RunResult(ctx context.Context, name string, inputs map[string
 
 // run runs function name; with reuse its outputs are a released block
 // that fits, when there is one. Run passes false: its outputs are never
-// given back, and taking a block would only drain the pool that a
+// given back, and taking a block would only drain the free list that a
 // RunResult loop fills.
 func (p *Prepared) run(ctx context.Context, name string, inputs map[string]*tensor.Tensor, reuse bool) (*Result, error) {
 	p.mu.Lock()
@@ -231,15 +237,15 @@ func (p *Prepared) run(ctx context.Context, name string, inputs map[string]*tens
 		blk.ins[i] = inputs[port.Value.Name]
 	}
 	if err := session.Run(ctx, blk.ins, blk.ptrs); err != nil {
-		clear(blk.ins) // hold no caller's tensor in the pool
-		fn.pool.Put(blk)
+		clear(blk.ins) // hold no caller's tensor in the free list
+		fn.put(blk)
 		return nil, fmt.Errorf("%s: %s: %w", p.name, name, err)
 	}
 	clear(blk.ins)
 	n := len(fn.sig.Outputs)
 	if fn.sig.Error != "" {
 		if err := fn.sig.Err(blk.ptrs[n].I64); err != nil {
-			fn.pool.Put(blk)
+			fn.put(blk)
 			return nil, err
 		}
 	}
@@ -263,13 +269,13 @@ func (r *Result) Release() {
 		return
 	}
 	r.blk, r.Outputs = nil, nil
-	blk.fn.pool.Put(blk)
+	blk.fn.put(blk)
 }
 
 // outBlock is the memory of one run's outputs (the rx_error output
 // included), with the shapes it was allocated for, and the slices that
 // are passed to Session.Run. Released blocks wait in their function's
-// pool.
+// free list.
 type outBlock struct {
 	res  Result
 	fn   *function
@@ -296,11 +302,40 @@ func (b *outBlock) fits(fn *function, env map[string]int64) bool {
 	return true
 }
 
+// maxFree is how many released blocks a function keeps: enough for a
+// few runs at once, and a bound on the memory it holds.
+const maxFree = 4
+
+// put keeps a released block for reuse (or drops it when maxFree are
+// kept already).
+func (fn *function) put(blk *outBlock) {
+	fn.freeMu.Lock()
+	defer fn.freeMu.Unlock()
+	if len(fn.free) < maxFree {
+		fn.free = append(fn.free, blk)
+	}
+}
+
+// take removes and returns a kept block whose outputs have the shapes env
+// gives, or nil; a block of other shapes stays (a run at another batch
+// may come next).
+func (fn *function) take(env map[string]int64) *outBlock {
+	fn.freeMu.Lock()
+	defer fn.freeMu.Unlock()
+	for i := len(fn.free) - 1; i >= 0; i-- {
+		if blk := fn.free[i]; blk.fits(fn, env) {
+			fn.free = slices.Delete(fn.free, i, i+1)
+			return blk
+		}
+	}
+	return nil
+}
+
 // outputs returns a block for fn's outputs at the shapes env gives
 // them: with reuse a released one that fits, else a new one.
 func (fn *function) outputs(env map[string]int64, reuse bool) *outBlock {
 	if reuse {
-		if blk, _ := fn.pool.Get().(*outBlock); blk != nil && blk.fits(fn, env) {
+		if blk := fn.take(env); blk != nil {
 			return blk
 		}
 	}
@@ -339,6 +374,9 @@ func (p *Prepared) Close() error {
 			_ = fn.session.Close()
 		}
 		fn.made, fn.session, fn.model = true, nil, nil
+		fn.freeMu.Lock()
+		fn.free = nil
+		fn.freeMu.Unlock()
 		if fn.err == nil {
 			fn.err = ErrClosed
 		}

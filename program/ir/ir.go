@@ -89,7 +89,7 @@ const (
 	Sum // along Axis, KeepDims
 	Mean
 	Max
-	Argmax // along Axis, result int64
+	Argmax // along Axis, KeepDims, result int64
 
 	IAdd // int64 scalar, wrapping
 	ISub
@@ -132,7 +132,7 @@ type Op struct {
 	Dst      *Value
 	Args     []*Value
 	Axis     int     // Softmax, LogSoftmax, Sum, Mean, Max, Argmax: normalised, 0 <= Axis < rank
-	KeepDims bool    // Sum, Mean, Max
+	KeepDims bool    // Sum, Mean, Max, Argmax
 	F        float64 // ConstF
 	I        int64   // ConstI
 	Site     *Site   // CheckedDiv, CheckedRem: where, for error messages

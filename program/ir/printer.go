@@ -93,8 +93,13 @@ func (o *Op) String() string {
 		b.WriteString(" " + strconv.FormatFloat(o.F, 'g', -1, 64))
 	case ConstI:
 		b.WriteString(" " + strconv.FormatInt(o.I, 10))
-	case Softmax, LogSoftmax, Argmax:
+	case Softmax, LogSoftmax:
 		fmt.Fprintf(&b, " axis=%d", o.Axis)
+	case Argmax:
+		fmt.Fprintf(&b, " axis=%d", o.Axis)
+		if o.KeepDims {
+			b.WriteString(" keepdims=true")
+		}
 	case Sum, Mean, Max:
 		fmt.Fprintf(&b, " axis=%d keepdims=%t", o.Axis, o.KeepDims)
 	}

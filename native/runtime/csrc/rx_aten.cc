@@ -492,6 +492,13 @@ int rx_argmax(rx_ctx *c, rx_val *d, rx_val *a, int32_t axis)
 	});
 }
 
+int rx_argmax_keep(rx_ctx *c, rx_val *d, rx_val *a, int32_t axis)
+{
+	return rx_guard(c, RX_K_ARGMAX, [&]() -> int {
+		return reduce(c, d, a, axis, 1, RX_I64, [axis](at::Tensor &o, const at::Tensor &x) { at::argmax_out(o, x, axis, true); });
+	});
+}
+
 /* rx_argmax_scalar: Argmax of a rank-1 tensor into an int64 scalar of the
  * generated code (at::argmax_out into a tensor over *out). */
 int rx_argmax_scalar(rx_ctx *c, rx_val *av, int32_t axis, int64_t *out)

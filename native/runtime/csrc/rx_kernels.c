@@ -1803,8 +1803,10 @@ RX_FN int rx_argmax_scalar(rx_ctx *c, rx_val *av, int32_t axis, int64_t *out)
 	return RX_OK;
 }
 
-/* rx_argmax: the index of the first maximum along axis; the first NaN wins. */
-RX_FN int rx_argmax(rx_ctx *c, rx_val *d, rx_val *av, int32_t axis)
+/* rx_argmax_k: the index of the first maximum along axis; the first NaN
+ * wins. The axis is removed, or kept with size 1 (keep): the indices are
+ * the same, in the same order. */
+static int rx_argmax_k(rx_ctx *c, rx_val *d, rx_val *av, int32_t axis, int keep)
 {
 	const rx_val *A = rx_operand(c, av);
 	if (!A)
@@ -1815,6 +1817,8 @@ RX_FN int rx_argmax(rx_ctx *c, rx_val *d, rx_val *av, int32_t axis)
 	for (int32_t i = 0; i < A->rank; i++)
 		if (i != axis)
 			dims[r++] = A->dims[i];
+		else if (keep)
+			dims[r++] = 1;
 	const float *x = A->data;
 	int64_t *o = rx_out(c, d, RX_I64, r, dims, 0);
 	if (!o)
@@ -1884,3 +1888,9 @@ RX_FN int rx_argmax(rx_ctx *c, rx_val *d, rx_val *av, int32_t axis)
 	}
 	return rx_result(c, d);
 }
+
+/* rx_argmax: Argmax along axis, which is removed. */
+RX_FN int rx_argmax(rx_ctx *c, rx_val *d, rx_val *av, int32_t axis) { return rx_argmax_k(c, d, av, axis, 0); }
+
+/* rx_argmax_keep: Argmax along axis, which is kept with size 1. */
+RX_FN int rx_argmax_keep(rx_ctx *c, rx_val *d, rx_val *av, int32_t axis) { return rx_argmax_k(c, d, av, axis, 1); }

@@ -282,6 +282,8 @@ int rx_sum(rx_ctx *c, rx_val *d, rx_val *a, int32_t axis, int keep);
 int rx_mean(rx_ctx *c, rx_val *d, rx_val *a, int32_t axis, int keep);
 int rx_max(rx_ctx *c, rx_val *d, rx_val *a, int32_t axis, int keep);
 int rx_argmax(rx_ctx *c, rx_val *d, rx_val *a, int32_t axis);
+/* rx_argmax_keep: rx_argmax with the axis kept with size 1 (Argmax(x, axis, true)). */
+int rx_argmax_keep(rx_ctx *c, rx_val *d, rx_val *a, int32_t axis);
 int rx_argmax_scalar(rx_ctx *c, rx_val *a, int32_t axis, int64_t *out);
 
 #ifdef __cplusplus
