@@ -102,10 +102,9 @@ rm -rf "$out"
 # fails): a new discrepancy fails CI with its reproducer's path. The
 # reduction is bounded by a count of candidates, not a duration, so that
 # what it saves does not depend on the machine's load. Seeds 20 to 43 meet
-# torch's Relu(-0) (seed 24), ONNX Runtime's ReduceSum address dependence
-# (22), ArgMax NaN (29), Sigmoid (42) and Maximum(+0, -0) (43); every
-# entry's own program runs too (39 of the 40 have one). About 25 seconds
-# on two idle cores.
+# ONNX Runtime's ReduceSum address dependence (22), ArgMax NaN (27) and
+# Maximum(+0, -0) (43); every entry's own program runs too (45 of the 46
+# have one). About 25 seconds on two idle cores.
 ci_step "rxeq fuzz --edges --seed 20 --count 24 through the framework executors: findings in the ledger"
 out=$(mktemp -d)
 go run ./cmd/rxeq fuzz --edges --seed 20 --count 24 --executors oracle,torch,onnxruntime,onnxruntime-noopt,pytorch,torchscript,numpy --reduce-tests 6 --reduce-time 0 --strict \

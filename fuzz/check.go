@@ -358,7 +358,6 @@ func (c *Checker) Check(ctx context.Context, src []byte) (*Report, error) {
 		}
 	}
 	for _, fn := range f.Funcs {
-		tols := compare.Tolerances(f, fn, tol)
 		classes := compare.ClassSources(fn)
 		for _, batch := range batches {
 			if err := harness.CheckMemory(harness.EstimateMemory(fn, p.Func(fn.Name), batch, nil, sized), limit); err != nil {
@@ -395,6 +394,7 @@ func (c *Checker) Check(ctx context.Context, src []byte) (*Report, error) {
 					continue // an external executor that does not serve fn: nothing to compare
 				}
 				base := Finding{Reference: ref.Name(), Executor: e.Name(), Func: fn.Name, Batch: batch}
+				tols := compare.TolerancesFor(f, fn, tol, string(e.Name()))
 				found := compareRun(base, fn, want, wantErr, got, gotErr, tols, classes)
 				if mismatched := mismatchedOutputs(found); len(mismatched) > 0 && c.noiseRuns() > 0 {
 					if !probed {

@@ -4,6 +4,7 @@ import (
 	"go/ast"
 	"go/token"
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -63,13 +64,23 @@ type Input struct {
 // output, |got - want| <= ATol + RTol*|want| (when HasAbsRel), and at most
 // ULP units in the last place between got and want rounded to float32
 // (when HasULP). A directive gives either or both; both must then hold.
+// With Executors (for=NAME,…) it applies to those executors only, in
+// place of the directives without for= (see AppliesTo).
 type Tolerance struct {
 	Output     string
 	RTol, ATol float64
 	HasAbsRel  bool // rtol= or atol= was given
 	ULP        int64
-	HasULP     bool // ulp= was given
+	HasULP     bool     // ulp= was given
+	Executors  []string // for=: the executors it applies to; nil for every one
 	Pos        token.Position
+}
+
+// AppliesTo reports whether t is a directive for executor: true for a
+// directive without for= whatever the executor, and for one whose for=
+// list names executor.
+func (t Tolerance) AppliesTo(executor string) bool {
+	return t.Executors == nil || slices.Contains(t.Executors, executor)
 }
 
 // Const is a package-level `const NAME = INT`.

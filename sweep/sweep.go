@@ -121,7 +121,7 @@ func Run(ctx context.Context, f *program.File, fn string, e executor.Executor, o
 	if opts.Tolerance != nil {
 		tol = *opts.Tolerance
 	}
-	tols := compare.Tolerances(&only, pf, tol)
+	tols := compare.TolerancesFor(&only, pf, tol, string(e.Name()))
 	if opts.MaxULP > 0 {
 		for n, t := range tols {
 			if !t.UseULP {
