@@ -15,6 +15,8 @@ source ci/setup.sh
 export RXEQ_REQUIRE_TORCH=1
 # and the ONNX Runtime library: its specs fail, not skip, without it.
 export RXEQ_REQUIRE_ORT=1
+# and node with the TensorFlow.js packages: the tfjs specs fail, not skip.
+export RXEQ_REQUIRE_TFJS=1
 
 STATICCHECK_VERSION=v0.8.2
 if ! staticcheck -version 2>/dev/null | grep -q "${STATICCHECK_VERSION#v}"; then
