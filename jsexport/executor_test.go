@@ -246,6 +246,13 @@ var _ = Describe("the TensorFlow.js executors", Label("tfjs", "slow"), func() {
 				Expect(got.Outputs[name].I64).To(Equal(w), string(both[i])+" "+name)
 				Expect(ref.Outputs[name].I64).To(Equal(w), "oracle "+name)
 			}
+			// A class index used as an integer scalar: a BigInt in the
+			// module, a rank-0 int64 output.
+			b, err := pr.Run(context.Background(), "best", map[string]*tensor.Tensor{"v": tensor.FromFloat32([]float32{-1, 7, 3}, 3)})
+			Expect(err).NotTo(HaveOccurred(), string(both[i]))
+			Expect(b.Outputs["k"].Shape).To(BeEmpty())
+			Expect(b.Outputs["k"].I64).To(Equal([]int64{1}))
+			Expect(b.Outputs["twice"].I64).To(Equal([]int64{2}))
 		}
 	})
 
@@ -398,6 +405,12 @@ func ops(x [2][3]float32, y [2][3]float32, w [3][2]float32) (add [2][3]float32, 
 	su0 = Sum(x, 0)
 	am = Argmax(x, 1)
 	am0 = Argmax(x, 0)
+	return
+}
+
+func best(v [3]float32) (k int64, twice int64) {
+	k = Argmax(v, 0)
+	twice = k * 2
 	return
 }
 `
