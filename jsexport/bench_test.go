@@ -3,12 +3,14 @@ package jsexport_test
 import (
 	"context"
 	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rextio/rxeq/executor"
 	"github.com/rextio/rxeq/harness"
@@ -20,12 +22,14 @@ import (
 
 // BenchmarkTFJS runs the reference scenario's functions through
 // tfjs-cpu and tfjs-wasm at B = 1, 16, 128 and 4096 and reports ns/row
-// and ns/call through the executor (rxeq's side: framing, pipes, copies,
-// checksums, checks), tfjs-ns/call: the time TF.js itself spends on the
-// same call measured inside node by a standalone script (the exported
-// function with its inputs as tensors already, its outputs read with
-// dataSync), and overhead-%: how much more the executor's call costs
-// than TF.js's.
+// through the executor (rxeq's side: framing, pipes, copies, checksums,
+// checks) and min-ns/call, its fastest call; tfjs-min-ns/call, the
+// fastest of the same calls measured inside node by a standalone script
+// (the exported function with its inputs as tensors already, its outputs
+// read with dataSync): the time TF.js itself spends; and overhead-%, how
+// much more the executor's fastest call costs than TF.js's. Fastest
+// calls, not means, because on a shared machine the means move with the
+// load by more than the overhead.
 //
 //	go test ./jsexport -run '^$' -bench TFJS -benchtime 200x
 func BenchmarkTFJS(b *testing.B) {
@@ -67,17 +71,20 @@ func BenchmarkTFJS(b *testing.B) {
 					if err != nil {
 						b.Fatal(err)
 					}
+					fastest := time.Duration(math.MaxInt64)
 					for b.Loop() {
+						t0 := time.Now()
 						if _, err := pr.Run(context.Background(), fn.Name, in); err != nil {
 							b.Fatal(err)
 						}
+						fastest = min(fastest, time.Since(t0))
 					}
 					ns := float64(b.Elapsed().Nanoseconds()) / float64(b.N)
 					b.ReportMetric(ns/float64(batch), "ns/row")
-					b.ReportMetric(ns, "ns/call")
+					b.ReportMetric(float64(fastest.Nanoseconds()), "min-ns/call")
 					inner := inNode(b, dir, name, string(m.Source), p.Func(fn.Name), in, max(b.N, 20))
-					b.ReportMetric(inner, "tfjs-ns/call")
-					b.ReportMetric(100*(ns-inner)/inner, "overhead-%")
+					b.ReportMetric(inner, "tfjs-min-ns/call")
+					b.ReportMetric(100*(float64(fastest.Nanoseconds())-inner)/inner, "overhead-%")
 					b.ReportMetric(0, "ns/op")
 				})
 			}
@@ -95,7 +102,7 @@ func tfjsDirB() string {
 }
 
 // inNode times n calls of fn inside node, after 20 to warm up, and
-// returns ns per call.
+// returns the fastest call's ns.
 func inNode(b *testing.B, dir string, name executor.Name, module string, fn *ir.Func, in map[string]*tensor.Tensor, n int) float64 {
 	b.Helper()
 	tmp := b.TempDir()
@@ -120,11 +127,15 @@ ready.then(() => {
     }
   };
   for (let i = 0; i < 20; i++) once();
-  const t0 = process.hrtime.bigint();
-  for (let i = 0; i < %d; i++) once();
-  process.stdout.write(String(Number(process.hrtime.bigint() - t0) / %d));
+  let fastest = Infinity;
+  for (let i = 0; i < %d; i++) {
+    const t0 = process.hrtime.bigint();
+    once();
+    fastest = Math.min(fastest, Number(process.hrtime.bigint() - t0));
+  }
+  process.stdout.write(String(fastest));
 });
-`, backend, jsInputs(fn, in), fn.Name, n, n)
+`, backend, jsInputs(fn, in), fn.Name, n)
 	for file, text := range map[string]string{"m.js": module, "main.js": script} {
 		if err := os.WriteFile(filepath.Join(tmp, file), []byte(text), 0o644); err != nil {
 			b.Fatal(err)
