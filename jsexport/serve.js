@@ -40,7 +40,9 @@ for (const k of ['log', 'info', 'warn', 'debug']) {
 }
 process.stdout.write = process.stderr.write.bind(process.stderr);
 
-function readExact(n) {
+// readExact reads n bytes; at the end of input before the first byte it
+// returns null when eofOK (between messages), else it throws.
+function readExact(n, eofOK) {
   const buf = new Uint8Array(n);
   let got = 0;
   while (got < n) {
@@ -59,7 +61,7 @@ function readExact(n) {
       }
     }
     if (k === 0) {
-      if (got === 0 && n === 4) {
+      if (got === 0 && eofOK) {
         return null;
       }
       throw new Error('rxeq closed the pipe in the middle of a message');
@@ -84,7 +86,7 @@ function writeAll(buf) {
 }
 
 function readMessage() {
-  const head = readExact(4);
+  const head = readExact(4, true);
   if (head === null) {
     return null;
   }
