@@ -45,3 +45,7 @@ echo "reports: $out/python-report.json $out/python-junit.xml"
 "$out/rxeq" run --backend pytorch,torchscript,numpy --json "$out/generated-report.json" --junit "$out/generated-junit.xml"
 xmllint --noout --schema reports/testdata/junit-10.xsd "$out/generated-junit.xml"
 echo "reports: $out/generated-report.json $out/generated-junit.xml"
+
+"$out/rxeq" run --backend tfjs-cpu,tfjs-wasm --json "$out/tfjs-report.json" --junit "$out/tfjs-junit.xml"
+xmllint --noout --schema reports/testdata/junit-10.xsd "$out/tfjs-junit.xml"
+echo "reports: $out/tfjs-report.json $out/tfjs-junit.xml"

@@ -15,6 +15,8 @@ source ci/setup.sh
 export RXEQ_REQUIRE_TORCH=1
 # and the ONNX Runtime library: its specs fail, not skip, without it.
 export RXEQ_REQUIRE_ORT=1
+# and node with the TensorFlow.js packages: the tfjs specs fail, not skip.
+export RXEQ_REQUIRE_TFJS=1
 
 STATICCHECK_VERSION=v0.8.2
 if ! staticcheck -version 2>/dev/null | grep -q "${STATICCHECK_VERSION#v}"; then
@@ -111,6 +113,19 @@ go run ./cmd/rxeq fuzz --edges --seed 20 --count 24 --executors oracle,torch,onn
   --out "$out/findings" --json "$out/edges.json" \
   || { grep -l '"status": "new"' "$out"/findings/*/finding.json 2>/dev/null \
          | while read -r f; do echo "new finding, reproducer: $(dirname "$f")/$(sed -n 's/.*"reduced": "\(.*\)".*/\1/p' "$f")"; done
+       exit 1; }
+rm -rf "$out"
+# The same edge-seeking seeds through TensorFlow.js's two backends, in a
+# step of their own (node is a third runtime to start under load): seeds
+# 20 to 43 meet the wasm backend's Maximum NaN (seed 21), tf.argMax's NaN
+# (29) and tf.max's signed zeros (38), each a ledger entry; every tfjs
+# entry's own program runs too. About 20 seconds on two loaded cores.
+ci_step "rxeq fuzz --edges --seed 20 --count 24 through tfjs-cpu and tfjs-wasm: findings in the ledger"
+out=$(mktemp -d)
+go run ./cmd/rxeq fuzz --edges --seed 20 --count 24 --executors oracle,tfjs-cpu,tfjs-wasm --reduce-tests 6 --reduce-time 0 --strict \
+  --out "$out/findings" --json "$out/edges.json" \
+  || { grep -l '"status": "new"' "$out"/findings/*/finding.json 2>/dev/null \
+         | while read -r f; do echo "new finding, reproducer: $(dirname "$f")/$(sed -n 's/.*"repro": "\(.*\)".*/\1/p' "$f")"; done
        exit 1; }
 rm -rf "$out"
 ci_end

@@ -17,6 +17,7 @@ import (
 	"github.com/rextio/rxeq/compare"
 	"github.com/rextio/rxeq/executor"
 	"github.com/rextio/rxeq/harness"
+	"github.com/rextio/rxeq/jsexport"
 	"github.com/rextio/rxeq/ledger"
 	"github.com/rextio/rxeq/program"
 	"github.com/rextio/rxeq/pyexport"
@@ -347,21 +348,30 @@ func (c *Campaign) progress(w io.Writer, st Stats, d time.Duration) {
 
 // repro returns a standalone repro.py (pyexport.Repro) of finding f on
 // the reduced program src, when f is a case of a generated-code executor
-// (pytorch, torchscript, numpy): the inputs are the ones the checker
-// generated for that function and batch. nil otherwise, or when the
-// reduced program no longer gives the case.
+// (pytorch, torchscript, numpy), or a repro.js (jsexport.Repro) for
+// tfjs-cpu and tfjs-wasm (reproFile names which): the inputs are the
+// ones the checker generated for that function and batch. nil otherwise,
+// or when the reduced program no longer gives the case.
 func (c *Campaign) repro(src []byte, f Finding) []byte {
-	if _, ok := pyexport.FormatOf(f.Executor); !ok || f.Func == "" {
-		return nil
+	_, b := c.reproFile(src, f)
+	return b
+}
+
+// reproFile is repro with the reproducer's file name: repro.py or
+// repro.js.
+func (c *Campaign) reproFile(src []byte, f Finding) (string, []byte) {
+	_, py := pyexport.FormatOf(f.Executor)
+	if !py && !jsexport.IsExecutor(f.Executor) || f.Func == "" {
+		return "", nil
 	}
 	file, err := program.Parse("fuzz.rx", src)
 	if err != nil {
-		return nil
+		return "", nil
 	}
 	p, err := program.Lower(file)
 	fn := file.Func(f.Func)
 	if err != nil || fn == nil {
-		return nil
+		return "", nil
 	}
 	batch := max(f.Batch, 1)
 	seed := uint64(harness.DefaultScenarioSeed)
@@ -370,7 +380,7 @@ func (c *Campaign) repro(src []byte, f Finding) []byte {
 	}
 	inputs, err := harness.GenerateInputs(file, fn, batch, seed, nil)
 	if err != nil {
-		return nil
+		return "", nil
 	}
 	tol := DefaultTolerance()
 	if c.Checker != nil && c.Checker.Tolerance != nil {
@@ -380,11 +390,18 @@ func (c *Campaign) repro(src []byte, f Finding) []byte {
 	for _, t := range compare.Tolerances(file, fn, tol) {
 		o.RTol, o.ATol = max(o.RTol, t.RTol), max(o.ATol, t.ATol)
 	}
+	if !py {
+		b, err := jsexport.Repro(p, jsexport.ReproOptions{Executor: f.Executor, Func: f.Func, Inputs: inputs, RTol: o.RTol, ATol: o.ATol, Source: o.Source})
+		if err != nil {
+			return "", nil
+		}
+		return "repro.js", b
+	}
 	b, err := pyexport.Repro(p, o)
 	if err != nil {
-		return nil
+		return "", nil
 	}
-	return b
+	return "repro.py", b
 }
 
 // header is the comment block a reproducer of finding f, saved as file,

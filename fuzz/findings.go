@@ -147,14 +147,15 @@ func (c *Campaign) record(recs map[string]*Record, o outcome) (*Record, string, 
 	}
 	rec.merge(o.seed)
 	extra := ""
-	if b := c.repro(o.found.small, f); b != nil {
+	if name, b := c.reproFile(o.found.small, f); b != nil {
 		// A generated-code executor's finding (pytorch, torchscript,
-		// numpy): the standalone repro.py of pyexport.Repro.
-		if err := os.WriteFile(filepath.Join(dir, "repro.py"), b, 0o644); err != nil {
+		// numpy; tfjs-cpu, tfjs-wasm): the standalone repro.py of
+		// pyexport.Repro or repro.js of jsexport.Repro.
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
 			return nil, "", fmt.Errorf("saving seed %d: %w", o.seed, err)
 		}
-		rec.Repro = "repro.py"
-		extra = fmt.Sprintf("  reproducer %s\n", filepath.Join(dir, "repro.py"))
+		rec.Repro = name
+		extra = fmt.Sprintf("  reproducer %s\n", filepath.Join(dir, name))
 	} else if c.Repro != nil {
 		name, err := c.Repro(dir, rec, o.found.small)
 		switch {
