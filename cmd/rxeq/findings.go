@@ -58,7 +58,8 @@ var torchVersion = sync.OnceValue(func() string {
 // (a fuzz.FrameworkFunc): libtorch's for torch, read from the library
 // rxeq links; for the executors run by another framework, the version in
 // what the prepared program reported (reported: "ONNX Runtime 1.30.0, …",
-// "numpy 1.24.2, python 3.11.2, torch 1.13.0a0"), "" while nothing was
+// "numpy 1.24.2, python 3.11.2, torch 1.13.0a0", "node 20.20.2,
+// tfjs-backend-cpu 4.22.0, tfjs-core 4.22.0"), "" while nothing was
 // reported (every version range of the ledger then holds); "" and "" for
 // rxeq's own executors and for executors this build does not know (an
 // external executor names itself).
@@ -72,6 +73,8 @@ func frameworkOf(name executor.Name, reported string) (string, string) {
 		return "PyTorch", versionAfter(reported, "torch ")
 	case executor.NumPy:
 		return "NumPy", versionAfter(reported, "numpy ")
+	case executor.TFJSCPU, executor.TFJSWasm:
+		return "TensorFlow.js", versionAfter(reported, "tfjs-core ")
 	}
 	return "", ""
 }
