@@ -18,7 +18,10 @@ go build -o "$out/rxeq" ./cmd/rxeq
 "$out/rxeq" run --backend oracle,fallback,native,torch,onnxruntime,onnxruntime-noopt --json "$out/report.json" --junit "$out/junit.xml"
 xmllint --noout --schema reports/testdata/junit-10.xsd "$out/junit.xml"
 # The comparison must be able to fail: deliberately wrong executors, each
-# of which has to be reported.
+# of which has to be reported, then a canary for every rule of the
+# judgement (comparison, blame, source lock, external-executor checks,
+# the latter through the hostile `rxeq selftest-executor`), each of which
+# has to be flagged; a missed canary fails here, naming its rule.
 "$out/rxeq" selftest
 echo "reports: $out/report.json $out/junit.xml"
 
@@ -42,3 +45,7 @@ echo "reports: $out/python-report.json $out/python-junit.xml"
 "$out/rxeq" run --backend pytorch,torchscript,numpy --json "$out/generated-report.json" --junit "$out/generated-junit.xml"
 xmllint --noout --schema reports/testdata/junit-10.xsd "$out/generated-junit.xml"
 echo "reports: $out/generated-report.json $out/generated-junit.xml"
+
+"$out/rxeq" run --backend tfjs-cpu,tfjs-wasm --json "$out/tfjs-report.json" --junit "$out/tfjs-junit.xml"
+xmllint --noout --schema reports/testdata/junit-10.xsd "$out/tfjs-junit.xml"
+echo "reports: $out/tfjs-report.json $out/tfjs-junit.xml"

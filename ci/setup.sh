@@ -9,7 +9,9 @@
 # libonnx-testdata (ONNX's node tests), OpenBLAS (what libtorch
 # recommends) and ONNX Runtime 1.30's CPU library (the onnxruntime
 # executors), taken from the npm package onnxruntime-node without running
-# its install script and checked against its sha256. Sourced by the other
+# its install script and checked against its sha256, and node with the
+# TensorFlow.js packages that tfjs/package-lock.json pins (the tfjs-cpu and
+# tfjs-wasm executors), installed with npm ci --ignore-scripts. Sourced by the other
 # scripts; a no-op when all are present. apt waits up to ten minutes for a lock another
 # installer holds instead of failing.
 need=()
@@ -31,6 +33,12 @@ ort_version=1.30.0
 ort_sha256=ffb75a925ba05e47b235bb66e3e3911714a80b328a9c9425539feb204aa32a23
 ort_lib="${XDG_CACHE_HOME:-$HOME/.cache}/rxeq/ort/$ort_version/libonnxruntime.so.1"
 [ -e "$ort_lib" ] || command -v npm >/dev/null 2>&1 || need+=(npm)
+# TensorFlow.js: where jsexport.DefaultDir looks (os.UserCacheDir()/rxeq/tfjs/VERSION).
+tfjs_version=4.22.0
+tfjs_lock="$(dirname "${BASH_SOURCE[0]}")/../tfjs"
+tfjs_dir="${XDG_CACHE_HOME:-$HOME/.cache}/rxeq/tfjs/$tfjs_version"
+command -v node >/dev/null 2>&1 || need+=(nodejs)
+command -v npm >/dev/null 2>&1 || need+=(npm)
 if [ ${#need[@]} -gt 0 ]; then
   echo "== installing ${need[*]}"
   sudo=""
@@ -50,5 +58,17 @@ if [ ! -e "$ort_lib" ]; then
   mkdir -p "$(dirname "$ort_lib")"
   mv "$ort_tmp/package/bin/napi-v6/linux/x64/libonnxruntime.so.1" "$ort_lib.tmp.$$" && mv "$ort_lib.tmp.$$" "$ort_lib"
   rm -rf "$ort_tmp"
+fi
+# The packages are installed when the directory's lock file is not the
+# repository's (a fresh machine, or a new pin), into a temporary directory
+# renamed into place, so that a half-done install is never used.
+if ! cmp -s "$tfjs_lock/package-lock.json" "$tfjs_dir/package-lock.json" ||
+  [ ! -e "$tfjs_dir/node_modules/@tensorflow/tfjs-backend-wasm/dist/tfjs-backend-wasm.wasm" ]; then
+  echo "== installing TensorFlow.js $tfjs_version (npm ci --ignore-scripts in $tfjs_dir)"
+  tfjs_tmp="$tfjs_dir.tmp.$$"
+  rm -rf "$tfjs_tmp" && mkdir -p "$tfjs_tmp"
+  cp "$tfjs_lock/package.json" "$tfjs_lock/package-lock.json" "$tfjs_tmp/"
+  (cd "$tfjs_tmp" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error >/dev/null)
+  rm -rf "$tfjs_dir" && mv "$tfjs_tmp" "$tfjs_dir"
 fi
 export PATH="$PATH:/usr/local/go/bin:$(go env GOPATH 2>/dev/null || echo "$HOME/go")/bin"

@@ -15,6 +15,8 @@ source ci/setup.sh
 export RXEQ_REQUIRE_TORCH=1
 # and the ONNX Runtime library: its specs fail, not skip, without it.
 export RXEQ_REQUIRE_ORT=1
+# and node with the TensorFlow.js packages: the tfjs specs fail, not skip.
+export RXEQ_REQUIRE_TFJS=1
 
 STATICCHECK_VERSION=v0.8.2
 if ! staticcheck -version 2>/dev/null | grep -q "${STATICCHECK_VERSION#v}"; then
@@ -54,6 +56,11 @@ log=$(mktemp)
 go test -count=1 ./... 2>&1 | tee "$log"
 ci_note "$(grep -c '^ok' "$log") packages"
 rm -f "$log"
+# The judgement can fail: the mutants on the catalog and a canary for
+# every rule (docs/comparison.md#the-rules-and-their-canaries), from a
+# fresh `go run`, the hostile external executor being rxeq itself.
+ci_step "rxeq selftest (mutants and canaries)"
+go run ./cmd/rxeq selftest
 # ONNX's node tests (libonnx-testdata, installed by setup.sh) imported and
 # run through the executors, ONNX Runtime at both levels included (which
 # also runs ONNX's own models; a model it differs on is printed as
@@ -97,17 +104,28 @@ rm -rf "$out"
 # fails): a new discrepancy fails CI with its reproducer's path. The
 # reduction is bounded by a count of candidates, not a duration, so that
 # what it saves does not depend on the machine's load. Seeds 20 to 43 meet
-# torch's Relu(-0) (seed 24), ONNX Runtime's ReduceSum address dependence
-# (22), ArgMax NaN (29), Sigmoid (42) and Maximum(+0, -0) (43); every
-# entry's own program runs too (39 of the 40 have one). About 25 seconds
-# on two idle cores (seed 59 would add a torch finding not yet triaged:
-# docs/findings.md).
+# ONNX Runtime's ReduceSum address dependence (22), ArgMax NaN (27) and
+# Maximum(+0, -0) (43); every entry's own program runs too (45 of the 46
+# have one). About 25 seconds on two idle cores.
 ci_step "rxeq fuzz --edges --seed 20 --count 24 through the framework executors: findings in the ledger"
 out=$(mktemp -d)
 go run ./cmd/rxeq fuzz --edges --seed 20 --count 24 --executors oracle,torch,onnxruntime,onnxruntime-noopt,pytorch,torchscript,numpy --reduce-tests 6 --reduce-time 0 --strict \
   --out "$out/findings" --json "$out/edges.json" \
   || { grep -l '"status": "new"' "$out"/findings/*/finding.json 2>/dev/null \
          | while read -r f; do echo "new finding, reproducer: $(dirname "$f")/$(sed -n 's/.*"reduced": "\(.*\)".*/\1/p' "$f")"; done
+       exit 1; }
+rm -rf "$out"
+# The same edge-seeking seeds through TensorFlow.js's two backends, in a
+# step of their own (node is a third runtime to start under load): seeds
+# 20 to 43 meet the wasm backend's Maximum NaN (seed 21), tf.argMax's NaN
+# (29) and tf.max's signed zeros (38), each a ledger entry; every tfjs
+# entry's own program runs too. About 20 seconds on two loaded cores.
+ci_step "rxeq fuzz --edges --seed 20 --count 24 through tfjs-cpu and tfjs-wasm: findings in the ledger"
+out=$(mktemp -d)
+go run ./cmd/rxeq fuzz --edges --seed 20 --count 24 --executors oracle,tfjs-cpu,tfjs-wasm --reduce-tests 6 --reduce-time 0 --strict \
+  --out "$out/findings" --json "$out/edges.json" \
+  || { grep -l '"status": "new"' "$out"/findings/*/finding.json 2>/dev/null \
+         | while read -r f; do echo "new finding, reproducer: $(dirname "$f")/$(sed -n 's/.*"repro": "\(.*\)".*/\1/p' "$f")"; done
        exit 1; }
 rm -rf "$out"
 ci_end

@@ -402,6 +402,17 @@ var _ = Describe("ToOracle with a ULP bound", func() {
 		Expect(tols["y"]).To(Equal(compare.Tolerance{ULP: 2, UseULP: true, NoAbsRel: true}))
 		Expect(tols["z"]).To(Equal(compare.Tolerance{RTol: 1e-3, ULP: 1, UseULP: true}))
 	})
+
+	It("gives an executor named by for= its own bound, whatever the order, and every other executor the general one", func() {
+		f := parseRx("u.rx", "//rx:input x normal(0, 1)\n//rx:tolerance y ulp=1 for=torch,numpy\n//rx:tolerance y ulp=0\n//rx:tolerance y ulp=5 for=onnxruntime\npackage u\n\nfunc f(x [B][2]float32) (y [B][2]float32, z [B][2]float32) {\n\ty = Tanh(x)\n\tz = x\n\treturn\n}\n")
+		exact := compare.Tolerance{ULP: 0, UseULP: true, NoAbsRel: true}
+		Expect(compare.Tolerances(f, f.Funcs[0], compare.DefaultTolerance())["y"]).To(Equal(exact))
+		Expect(compare.TolerancesFor(f, f.Funcs[0], compare.DefaultTolerance(), "native")["y"]).To(Equal(exact))
+		Expect(compare.TolerancesFor(f, f.Funcs[0], compare.DefaultTolerance(), "torch")["y"]).To(Equal(compare.Tolerance{ULP: 1, UseULP: true, NoAbsRel: true}))
+		Expect(compare.TolerancesFor(f, f.Funcs[0], compare.DefaultTolerance(), "numpy")["y"]).To(Equal(compare.Tolerance{ULP: 1, UseULP: true, NoAbsRel: true}))
+		Expect(compare.TolerancesFor(f, f.Funcs[0], compare.DefaultTolerance(), "onnxruntime")["y"]).To(Equal(compare.Tolerance{ULP: 5, UseULP: true, NoAbsRel: true}))
+		Expect(compare.TolerancesFor(f, f.Funcs[0], compare.DefaultTolerance(), "torch")["z"]).To(Equal(compare.DefaultTolerance()), "z has no directive")
+	})
 })
 
 var _ = Describe("a ULP bound alone", func() {

@@ -11,18 +11,32 @@ import (
 )
 
 // Tolerances returns the tolerance of every float result of fn: the file's
-// //rx:tolerance for that output if there is one, def otherwise.
+// last //rx:tolerance without for= for that output if there is one, def
+// otherwise. Directives for named executors (for=) are left out; see
+// TolerancesFor.
 func Tolerances(f *program.File, fn *program.Func, def Tolerance) map[string]Tolerance {
+	return TolerancesFor(f, fn, def, "")
+}
+
+// TolerancesFor returns the tolerance of every float result of fn when
+// executor's outputs are judged: the last //rx:tolerance for that output
+// whose for= list names executor if there is one, else the last one
+// without for=, else def. An executor named "" takes only directives
+// without for=.
+func TolerancesFor(f *program.File, fn *program.Func, def Tolerance, executor string) map[string]Tolerance {
 	out := map[string]Tolerance{}
 	for _, r := range fn.Results {
 		if r.Type.DType != ir.Float32 {
 			continue
 		}
 		out[r.Name] = def
+		named := false
 		for _, t := range f.Tolerances {
-			if t.Output == r.Name {
-				out[r.Name] = Tolerance{RTol: t.RTol, ATol: t.ATol, ULP: t.ULP, UseULP: t.HasULP, NoAbsRel: !t.HasAbsRel, SignedZeros: def.SignedZeros}
+			if t.Output != r.Name || !t.AppliesTo(executor) || (named && t.Executors == nil) {
+				continue
 			}
+			named = t.Executors != nil
+			out[r.Name] = Tolerance{RTol: t.RTol, ATol: t.ATol, ULP: t.ULP, UseULP: t.HasULP, NoAbsRel: !t.HasAbsRel, SignedZeros: def.SignedZeros}
 		}
 		if f.SignedZeros {
 			t := out[r.Name]

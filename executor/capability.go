@@ -147,6 +147,20 @@ type FrameworkReporter interface {
 	Framework() string
 }
 
+// FrameworkOf returns what p says runs it: a compiled program's
+// BuildInfo.Framework ("libtorch 1.13.0 (…)"), a FrameworkReporter's
+// Framework(), or "" (rxeq's own executors, and executors that do not
+// say).
+func FrameworkOf(p Prepared) string {
+	if b, ok := p.(Built); ok {
+		return b.Info().Framework
+	}
+	if fr, ok := p.(FrameworkReporter); ok {
+		return fr.Framework()
+	}
+	return ""
+}
+
 // Close closes e when it holds resources of its own (an io.Closer, such as
 // an external executor's process), and does nothing otherwise.
 func Close(e Executor) error {

@@ -42,6 +42,12 @@ const (
 	TorchScript Name = "torchscript"
 	// NumPy is the program exported as a NumPy module.
 	NumPy Name = "numpy"
+	// TFJSCPU is the program exported as a TensorFlow.js module and run
+	// by TF.js's cpu backend (kernels in JavaScript) under node.
+	TFJSCPU Name = "tfjs-cpu"
+	// TFJSWasm is the same module run by TF.js's wasm backend (XNNPACK
+	// compiled to WebAssembly) on one thread.
+	TFJSWasm Name = "tfjs-wasm"
 )
 
 // Executor is one way of running a scoring program: the oracle, the

@@ -57,6 +57,11 @@ const (
 //	forkcrash start `sleep 300` (its pid into $RXEQ_FAKE_PIDFILE), exit 3
 //	forkclose on close, start `sleep 300` (pid as above), then exit 0
 //	forkstay  start `sleep 300` (pid as above), then behave
+//	escapecrash, escapeclose, escapehang, escapestay
+//	          as forkcrash, forkclose, hang and forkstay, but the sleeper
+//	          escapes: started by a shell that exits at once, in a
+//	          session of its own (setsid), so neither its parent nor its
+//	          process group is the fake's
 //	nohello   never send the hello
 //
 // It returns the process's exit status.
@@ -102,8 +107,11 @@ func ServeFakeExecutor(mode string) int {
 		}
 		switch raw.Type {
 		case msgClose:
-			if mode == "forkclose" {
+			switch mode {
+			case "forkclose":
 				startSleeper()
+			case "escapeclose":
+				startEscapee()
 			}
 			return 0
 		case msgRelease:
@@ -160,6 +168,14 @@ func ServeFakeExecutor(mode string) int {
 				os.Exit(3)
 			case "forkstay":
 				startSleeper()
+			case "escapecrash":
+				startEscapee()
+				os.Exit(3)
+			case "escapehang":
+				startEscapee()
+				time.Sleep(time.Hour)
+			case "escapestay":
+				startEscapee()
 			case "bigclaim", "manydims":
 				shape := []int{268435456}
 				if mode == "manydims" {
@@ -264,6 +280,19 @@ func startSleeper() {
 		return
 	}
 	_ = os.WriteFile(os.Getenv(FakePidFileEnv), []byte(strconv.Itoa(cmd.Process.Pid)), 0o600)
+}
+
+// startEscapee starts `sleep 300` through a shell that exits at once,
+// in a new session (setsid), with its pid in $RXEQ_FAKE_PIDFILE: a
+// double fork that leaves neither the fake's process tree nor its group.
+func startEscapee() {
+	// The sleeper writes its pid once it is in its own session, and the
+	// shell exits only then: the escape is complete when the fake goes on.
+	out, err := exec.Command("/bin/sh", "-c", `setsid sh -c 'printf %s $$ >"$0.tmp" && mv "$0.tmp" "$0" && exec sleep 300' "$`+FakePidFileEnv+`" </dev/null >/dev/null 2>&1 &
+while [ ! -s "$`+FakePidFileEnv+`" ]; do sleep 0.01; done`).CombinedOutput()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "fake executor:", err, string(out))
+	}
 }
 
 func widen(t *tensor.Tensor) *tensor.Tensor {

@@ -49,6 +49,12 @@ func alive(pid int) bool {
 	return i < 0 || i+2 >= len(b) || (b[i+2] != 'Z' && b[i+2] != 'X')
 }
 
+// exists reports whether process pid exists, even as a zombie.
+func exists(pid int) bool {
+	_, err := os.Stat("/proc/" + strconv.Itoa(pid))
+	return err == nil
+}
+
 // pidIn waits for the pid the fake writes to path.
 func pidIn(path string) int {
 	var pid int
@@ -125,6 +131,50 @@ var _ = Describe("a hostile external executor", func() {
 		pid := pidIn(pidFile)
 		Eventually(func() bool { return alive(pid) }, 5*time.Second).Should(BeFalse(), "sleep %d outlived the closed executor", pid)
 	})
+
+	// The test binary is a child subreaper (TestMain), as rxeq is: the
+	// escaped sleeper is re-parented to it, so it must also be reaped,
+	// not left a zombie.
+	DescribeTable("leaves no process behind that escaped its group and session with setsid",
+		func(mode string, timeout time.Duration, call func(*external.Executor, executor.Prepared, string) error, want error) {
+			pidFile := filepath.Join(GinkgoT().TempDir(), "pid")
+			e := fakeWith(mode, "sq", pidFile, timeout)
+			pr := tinyPrepared(e)
+			err := call(e, pr, pidFile)
+			if want == nil {
+				Expect(err).NotTo(HaveOccurred())
+			} else {
+				Expect(err).To(MatchError(want))
+			}
+			pid := pidIn(pidFile)
+			Eventually(func() bool { return exists(pid) }, 5*time.Second).Should(BeFalse(), func() string {
+				b, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+				return "the sleeper outlived the executor (or was left a zombie): " + string(b)
+			})
+		},
+		Entry("when the executor crashes", "escapecrash", time.Duration(0), func(_ *external.Executor, pr executor.Prepared, _ string) error {
+			_, err := pr.Run(ctx, "sq", tinyInputs("sq", 4))
+			return err
+		}, external.ErrCrashed),
+		Entry("when it is killed for hanging", "escapehang", 2*time.Second, func(_ *external.Executor, pr executor.Prepared, _ string) error {
+			_, err := pr.Run(ctx, "sq", tinyInputs("sq", 4))
+			return err
+		}, external.ErrTimedOut),
+		Entry("when it starts the sleeper while it handles close", "escapeclose", time.Duration(0), func(e *external.Executor, pr executor.Prepared, _ string) error {
+			if _, err := pr.Run(ctx, "sq", tinyInputs("sq", 4)); err != nil {
+				return err
+			}
+			return e.Close()
+		}, nil),
+		Entry("when it is closed while the sleeper runs", "escapestay", time.Duration(0), func(e *external.Executor, pr executor.Prepared, pidFile string) error {
+			if _, err := pr.Run(ctx, "sq", tinyInputs("sq", 4)); err != nil {
+				return err
+			}
+			pid := pidIn(pidFile)
+			Expect(alive(pid)).To(BeTrue(), "the sleeper should run until the executor is closed")
+			return e.Close()
+		}, nil),
+	)
 
 	It("bounds the wait for the hello by the call timeout when that is shorter", func() {
 		e := fakeWith("nohello", "", "", time.Second)

@@ -1,6 +1,7 @@
 package fuzz
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"errors"
@@ -16,6 +17,7 @@ import (
 	"github.com/rextio/rxeq/compare"
 	"github.com/rextio/rxeq/executor"
 	"github.com/rextio/rxeq/harness"
+	"github.com/rextio/rxeq/jsexport"
 	"github.com/rextio/rxeq/ledger"
 	"github.com/rextio/rxeq/program"
 	"github.com/rextio/rxeq/pyexport"
@@ -71,7 +73,7 @@ type Campaign struct {
 	Ledger *ledger.Ledger
 	// Framework, when not nil, names the framework and its version behind
 	// an executor ("libtorch (ATen)", "1.13.1"), "" for rxeq's own.
-	Framework func(executor.Name) (framework, version string)
+	Framework FrameworkFunc
 	// Repro, when not nil, writes a standalone reproducer of a new
 	// finding into its directory dir and returns the file's name ("" when
 	// it wrote none); an error is reported and does not stop the
@@ -316,9 +318,13 @@ func (c *Campaign) one(ctx context.Context, chk *Checker, i int, p Program) outc
 	o := outcome{i: i, checked: true, rep: rep, src: p.Source, seed: p.Seed}
 	if !rep.OK() {
 		f := rep.Findings[0]
-		small, stats, rerr := c.Reducer.ReduceFinding(ctx, p.Source, f, ReduceChecker(f, chk, c.Checker))
+		rc := ReduceChecker(f, chk, c.Checker)
+		small, stats, rerr := c.Reducer.ReduceFinding(ctx, p.Source, f, rc)
 		if ctx.Err() != nil {
 			return outcome{i: i, cancelled: true}
+		}
+		if !bytes.Equal(small, p.Source) {
+			f = Reclassify(ctx, small, f, rc)
 		}
 		note := ReduceNote(p.Source, small, stats)
 		if rerr != nil {
@@ -342,21 +348,30 @@ func (c *Campaign) progress(w io.Writer, st Stats, d time.Duration) {
 
 // repro returns a standalone repro.py (pyexport.Repro) of finding f on
 // the reduced program src, when f is a case of a generated-code executor
-// (pytorch, torchscript, numpy): the inputs are the ones the checker
-// generated for that function and batch. nil otherwise, or when the
-// reduced program no longer gives the case.
+// (pytorch, torchscript, numpy), or a repro.js (jsexport.Repro) for
+// tfjs-cpu and tfjs-wasm (reproFile names which): the inputs are the
+// ones the checker generated for that function and batch. nil otherwise,
+// or when the reduced program no longer gives the case.
 func (c *Campaign) repro(src []byte, f Finding) []byte {
-	if _, ok := pyexport.FormatOf(f.Executor); !ok || f.Func == "" {
-		return nil
+	_, b := c.reproFile(src, f)
+	return b
+}
+
+// reproFile is repro with the reproducer's file name: repro.py or
+// repro.js.
+func (c *Campaign) reproFile(src []byte, f Finding) (string, []byte) {
+	_, py := pyexport.FormatOf(f.Executor)
+	if !py && !jsexport.IsExecutor(f.Executor) || f.Func == "" {
+		return "", nil
 	}
 	file, err := program.Parse("fuzz.rx", src)
 	if err != nil {
-		return nil
+		return "", nil
 	}
 	p, err := program.Lower(file)
 	fn := file.Func(f.Func)
 	if err != nil || fn == nil {
-		return nil
+		return "", nil
 	}
 	batch := max(f.Batch, 1)
 	seed := uint64(harness.DefaultScenarioSeed)
@@ -365,7 +380,7 @@ func (c *Campaign) repro(src []byte, f Finding) []byte {
 	}
 	inputs, err := harness.GenerateInputs(file, fn, batch, seed, nil)
 	if err != nil {
-		return nil
+		return "", nil
 	}
 	tol := DefaultTolerance()
 	if c.Checker != nil && c.Checker.Tolerance != nil {
@@ -375,11 +390,18 @@ func (c *Campaign) repro(src []byte, f Finding) []byte {
 	for _, t := range compare.Tolerances(file, fn, tol) {
 		o.RTol, o.ATol = max(o.RTol, t.RTol), max(o.ATol, t.ATol)
 	}
+	if !py {
+		b, err := jsexport.Repro(p, jsexport.ReproOptions{Executor: f.Executor, Func: f.Func, Inputs: inputs, RTol: o.RTol, ATol: o.ATol, Source: o.Source})
+		if err != nil {
+			return "", nil
+		}
+		return "repro.js", b
+	}
 	b, err := pyexport.Repro(p, o)
 	if err != nil {
-		return nil
+		return "", nil
 	}
-	return b
+	return "repro.py", b
 }
 
 // header is the comment block a reproducer of finding f, saved as file,

@@ -87,6 +87,12 @@ type Finding struct {
 	// of the Signature.
 	Values, Shape string
 	Detail        string // the human-readable report
+	// Framework is what the executor's prepared program said runs it
+	// (executor.FrameworkOf: "ONNX Runtime 1.30.0, …", "numpy 1.24.2,
+	// python 3.11.2, torch 1.13.0"), "" when it said nothing. It is not
+	// part of the Signature; the ledger's version ranges are matched
+	// against the version in it.
+	Framework string
 }
 
 // String summarises the finding on one line.
@@ -162,6 +168,9 @@ type Report struct {
 	// tolerance but that float32 rounding explains (see Checker.Check),
 	// over all executors, functions and batches.
 	Excused int
+	// Frameworks holds, per executor that prepared, what it said runs it
+	// (executor.FrameworkOf), when it said something.
+	Frameworks map[executor.Name]string
 }
 
 // OK reports whether every executor agreed with the reference.
@@ -338,12 +347,17 @@ func (c *Checker) Check(ctx context.Context, src []byte) (*Report, error) {
 		}
 		defer pp.Close()
 		preps[i] = pp
+		if fw := executor.FrameworkOf(pp); fw != "" {
+			if rep.Frameworks == nil {
+				rep.Frameworks = map[executor.Name]string{}
+			}
+			rep.Frameworks[e.Name()] = fw
+		}
 		if names := executor.ServedByName(pp); names != nil {
 			return nil, byNameError(e.Name(), names)
 		}
 	}
 	for _, fn := range f.Funcs {
-		tols := compare.Tolerances(f, fn, tol)
 		classes := compare.ClassSources(fn)
 		for _, batch := range batches {
 			if err := harness.CheckMemory(harness.EstimateMemory(fn, p.Func(fn.Name), batch, nil, sized), limit); err != nil {
@@ -380,6 +394,7 @@ func (c *Checker) Check(ctx context.Context, src []byte) (*Report, error) {
 					continue // an external executor that does not serve fn: nothing to compare
 				}
 				base := Finding{Reference: ref.Name(), Executor: e.Name(), Func: fn.Name, Batch: batch}
+				tols := compare.TolerancesFor(f, fn, tol, string(e.Name()))
 				found := compareRun(base, fn, want, wantErr, got, gotErr, tols, classes)
 				if mismatched := mismatchedOutputs(found); len(mismatched) > 0 && c.noiseRuns() > 0 {
 					if !probed {
@@ -431,6 +446,9 @@ func (c *Checker) Check(ctx context.Context, src []byte) (*Report, error) {
 			return nil, err
 		}
 		rep.Findings = append(rep.Findings, found...)
+	}
+	for i := range rep.Findings {
+		rep.Findings[i].Framework = rep.Frameworks[rep.Findings[i].Executor]
 	}
 	return rep, nil
 }

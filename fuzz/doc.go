@@ -57,12 +57,28 @@
 // Each program draws a random subset of the language's features (swarm
 // testing): a program without Softmax exercises the other ops harder.
 //
+// Programs write into buffers that already hold a value, as real code
+// does (FeatReassign, FeatEarlyResults): a variable overwritten with
+// another variable's value (v = w, a parameter's included), updated from
+// itself elementwise (v = Tanh(v), v = Maximum(v, w)) or through a
+// reduction kept to its shape (v = (v - Mean(v, a, true)) * 0.5), in
+// loops too, and a result that starts as a parameter (out = p) and is
+// updated later, so an executor that reuses a destination buffer, or lets
+// an output share an input's, is checked. (A loop's count cannot be
+// assigned in .rx: it is a constant or a read-only parameter; the IR's
+// rule that it is read once is pinned by each executor's specs.)
+//
 // An edge-seeking program (Config.Edges, FeatEdges, one drawn program in
 // 8) aims at the places frameworks differ instead: signed zeros meeting
 // in Maximum, Minimum, Max and Relu and made observable by a division,
 // NaN and ±Inf at every position of a row, rows that are all −Inf, Exp
-// and Sigmoid near overflow, Log and Sqrt at and below zero, sizes from 1
-// to 40, Transpose feeding MatMul (see gen_expr.go's edge).
+// and Sigmoid near overflow, the transcendentals' other tails (Exp's
+// subnormal results and Sigmoid below -88.7, uniform(-104, -86); Sigmoid
+// where 1 - tanh cancels, uniform(-45, -30); Tanh through its saturation,
+// uniform(-10, 10); Log and Sqrt of subnormals, uniform(0, 4e-38)), Log
+// of a Sigmoid or an Exp (a subnormal flushed to 0 becomes -Inf there,
+// which no tolerance absorbs), Log and Sqrt at and below zero, sizes from
+// 1 to 40, Transpose feeding MatMul (see gen_expr.go's edge).
 //
 // # Invariance
 //

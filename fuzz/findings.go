@@ -105,7 +105,7 @@ func (c *Campaign) record(recs map[string]*Record, o outcome) (*Record, string, 
 	f := o.found.f
 	var framework, version string
 	if c.Framework != nil {
-		framework, version = c.Framework(f.Executor)
+		framework, version = c.Framework(f.Executor, f.Framework)
 	}
 	rec := NewRecord(f, o.found.small, framework, version, c.Ledger)
 	head := fmt.Sprintf("FOUND seed %d: %s\n", o.seed, firstLine(f.String()))
@@ -147,14 +147,15 @@ func (c *Campaign) record(recs map[string]*Record, o outcome) (*Record, string, 
 	}
 	rec.merge(o.seed)
 	extra := ""
-	if b := c.repro(o.found.small, f); b != nil {
+	if name, b := c.reproFile(o.found.small, f); b != nil {
 		// A generated-code executor's finding (pytorch, torchscript,
-		// numpy): the standalone repro.py of pyexport.Repro.
-		if err := os.WriteFile(filepath.Join(dir, "repro.py"), b, 0o644); err != nil {
+		// numpy; tfjs-cpu, tfjs-wasm): the standalone repro.py of
+		// pyexport.Repro or repro.js of jsexport.Repro.
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
 			return nil, "", fmt.Errorf("saving seed %d: %w", o.seed, err)
 		}
-		rec.Repro = "repro.py"
-		extra = fmt.Sprintf("  reproducer %s\n", filepath.Join(dir, "repro.py"))
+		rec.Repro = name
+		extra = fmt.Sprintf("  reproducer %s\n", filepath.Join(dir, name))
 	} else if c.Repro != nil {
 		name, err := c.Repro(dir, rec, o.found.small)
 		switch {
@@ -308,13 +309,22 @@ type LedgerCheck struct {
 	Text   string `json:"text"`
 }
 
+// FrameworkFunc names the framework and its version behind executor
+// name ("libtorch (ATen)", "1.13.1"; "" and "" for rxeq's own executors),
+// given what the executor's prepared program said runs it (reported:
+// executor.FrameworkOf, "" when nothing was prepared yet or it said
+// nothing). The ledger's version ranges are matched against version.
+type FrameworkFunc func(name executor.Name, reported string) (framework, version string)
+
 // CheckLedger runs the program of every entry of l whose executor c
 // compares (and whose version range holds the executor's version) and
 // reports whether the entry's discrepancy still shows: StatusXFail when
 // the executor still disagrees on it, StatusXPass when it no longer does.
-// read returns an entry's program (ledger.DefaultProgram for the
+// An entry whose range the version the executor reports when it runs the
+// program does not hold is left out, like one whose executor c does not
+// compare. read returns an entry's program (ledger.DefaultProgram for the
 // embedded ledger).
-func CheckLedger(ctx context.Context, c *Checker, l *ledger.Ledger, framework func(executor.Name) (string, string),
+func CheckLedger(ctx context.Context, c *Checker, l *ledger.Ledger, framework FrameworkFunc,
 	read func(name string) ([]byte, error)) ([]LedgerCheck, error) {
 	if l == nil {
 		return nil, nil
@@ -332,7 +342,7 @@ func CheckLedger(ctx context.Context, c *Checker, l *ledger.Ledger, framework fu
 			continue
 		}
 		if framework != nil {
-			if _, v := framework(ex.Name()); !e.InRange(v) {
+			if _, v := framework(ex.Name(), ""); !e.InRange(v) {
 				continue
 			}
 		}
@@ -347,6 +357,11 @@ func CheckLedger(ctx context.Context, c *Checker, l *ledger.Ledger, framework fu
 		rep, err := one.Check(ctx, src)
 		if err != nil {
 			return out, fmt.Errorf("ledger entry %s: %w", e.ID, err)
+		}
+		if framework != nil {
+			if _, v := framework(ex.Name(), rep.Frameworks[ex.Name()]); !e.InRange(v) {
+				continue
+			}
 		}
 		lc := LedgerCheck{Entry: e.ID, Status: StatusXPass, Text: e.Text()}
 		if !rep.OK() {

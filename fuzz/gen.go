@@ -161,6 +161,11 @@ var edgeDists = []struct {
 }{
 	{"edge(signedzeros)", 1}, {"edge(signedzeros)", 1}, {"edge(nanpos)", 8}, {"edge(infrows)", 8},
 	{"edge(expedge)", 90}, {"edge(logedge)", 3}, {"edge(ties)", 1},
+	// The transcendentals' other tails: Exp's subnormal results and
+	// Sigmoid below -88.7 (subnormals, exp(x) to within float32), Sigmoid
+	// through -37 (where 1 - tanh cancels), Tanh through its saturation at
+	// 9.01, Log and Sqrt of subnormals and the smallest normals.
+	{"uniform(-104, -86)", 104}, {"uniform(-45, -30)", 45}, {"uniform(-10, 10)", 10}, {"uniform(0, 4e-38)", 1},
 }
 
 // distribution picks a float input distribution and its magnitude bound.

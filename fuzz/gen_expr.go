@@ -315,6 +315,12 @@ func (g *fnGen) edge(s shape, d int) (ast.Expr, float64) {
 		return call(g.pick([]string{"Exp", "Sigmoid", "Tanh"}), x), math.Max(math.Exp(math.Min(b, 90)), 1)
 	})
 	add(2, true, func() (ast.Expr, float64) { return call(g.pick([]string{"Log", "Sqrt"}), x), b })
+	// Log makes a tail visible that tolerances absorb: a subnormal
+	// Sigmoid(x) or Exp(x) (x below -88.7) flushed to 0 is -Inf after it,
+	// against x itself.
+	add(1, true, func() (ast.Expr, float64) {
+		return call("Log", call(g.pick([]string{"Sigmoid", "Exp"}), x)), math.Max(b, 1)
+	})
 	if len(s) > 0 {
 		add(2, true, func() (ast.Expr, float64) {
 			return call(g.pick([]string{"Softmax", "LogSoftmax"}), x, g.axis(len(s)-1, len(s))), 1e38

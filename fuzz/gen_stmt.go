@@ -49,12 +49,23 @@ func (g *fnGen) stmt(top bool) ast.Stmt {
 		return assign(pickOf(g.gen, intLocals).name, token.ASSIGN, g.intExpr(2))
 	})
 	add(2, g.has(FeatCompound) && len(locals) > 0, func() ast.Stmt { return g.compound(pickOf(g.gen, locals)) })
+	add(2, g.has(FeatReassign) && len(locals) > 0, func() ast.Stmt { return g.reuse(pickOf(g.gen, locals)) })
 	add(1, g.has(FeatCompound) && len(intLocals) > 0, func() ast.Stmt {
 		tok := pickOf(g.gen, []token.Token{token.ADD_ASSIGN, token.SUB_ASSIGN, token.MUL_ASSIGN})
 		return assign(pickOf(g.gen, intLocals).name, tok, g.intExpr(1))
 	})
 	add(2, nested && (g.has(FeatFor) || (g.has(FeatForParam) && len(g.ints) > 0)), g.forStmt)
 	add(2, nested && g.has(FeatIf), g.ifStmt)
+	add(1, top && g.has(FeatEarlyResults) && len(g.aliasable(unset)) > 0, func() ast.Stmt {
+		// A result that starts as a parameter's value (`r = p`) and is
+		// updated later: the executor's output buffer must not be the
+		// input's, nor an update reach the input.
+		pair := pickOf(g.gen, g.aliasable(unset))
+		r, p := pair[0], pair[1]
+		r.bound, r.loop = math.Max(p.bound, 1), 0
+		g.markSet(r)
+		return assign(r.name, token.ASSIGN, ident(p.name))
+	})
 	add(2, top && g.has(FeatEarlyResults) && len(unset) > 0, func() ast.Stmt {
 		r := pickOf(g.gen, unset)
 		e, b := g.expr(r.shp, g.cfg.MaxExprDepth)
@@ -84,6 +95,67 @@ func (g *fnGen) settle(v *variable, e ast.Expr, b float64) ast.Expr {
 	}
 	v.bound = math.Max(b, 1)
 	return e
+}
+
+// sameShape returns the float variables in scope, other than v, of v's
+// shape (parameters included, classes and indexes not).
+func (g *fnGen) sameShape(v *variable) []*variable {
+	var out []*variable
+	for _, w := range g.visible() {
+		if w != v && !w.isInt && !w.class && w.kind != indexVar && w.shp.eq(v.shp) {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// aliasable pairs each unset float result with a parameter of its shape.
+func (g *fnGen) aliasable(unset []*variable) [][2]*variable {
+	var out [][2]*variable
+	for _, r := range unset {
+		for _, w := range g.sameShape(r) {
+			if w.kind == paramVar {
+				out = append(out, [2]*variable{r, w})
+			}
+		}
+	}
+	return out
+}
+
+// reuse writes v's new value where v's own buffer is also an operand or
+// another variable's buffer becomes v's: v = w (a copy, a parameter's
+// included, which a later in-place update of v must not reach), or an
+// update of v from itself, elementwise (v = Tanh(v), v = Abs(v),
+// v = Relu(v), v = v * 0.5, v = Maximum(v, w)) or as a reduction kept
+// to v's shape (v = v - Mean(v, axis, true)). None of them grows v, so
+// they are safe in loops.
+func (g *fnGen) reuse(v *variable) ast.Stmt {
+	same := g.sameShape(v)
+	if len(same) > 0 && g.chance(3) {
+		w := pickOf(g.gen, same)
+		return assign(v.name, token.ASSIGN, g.settle(v, ident(w.name), w.bound))
+	}
+	x := ident(v.name)
+	var opts choices[func() ast.Expr]
+	opts.add(2, g.has(FeatTanh), func() ast.Expr { return call("Tanh", x) })
+	opts.add(1, g.has(FeatAbs), func() ast.Expr { return call("Abs", x) })
+	opts.add(1, g.has(FeatRelu), func() ast.Expr { return call("Relu", x) })
+	opts.add(1, g.has(FeatSigmoid), func() ast.Expr { return call("Sigmoid", x) })
+	opts.add(1, g.has(FeatMaxMin) && len(same) > 0, func() ast.Expr {
+		w := pickOf(g.gen, same)
+		if w.bound > v.bound {
+			return call("Minimum", x, call("Tanh", ident(w.name)))
+		}
+		return call(g.pick([]string{"Maximum", "Minimum"}), x, ident(w.name))
+	})
+	opts.add(1, g.has(FeatReduce) && g.has(FeatKeepDims) && len(v.shp) > 0, func() ast.Expr {
+		// |v - Mean(v)| <= 2|v|: halved, it keeps v's bound.
+		a := g.rng.IntN(len(v.shp))
+		m := call("Mean", x, g.axis(a, len(v.shp)), ident("true"))
+		return bin(token.MUL, bin(token.SUB, x, m), floatLit(0.5))
+	})
+	opts.add(1, true, func() ast.Expr { return bin(token.MUL, x, floatLit(0.5)) })
+	return assign(v.name, token.ASSIGN, opts.draw(g.gen)())
 }
 
 func (g *fnGen) reassign(v *variable) ast.Stmt {

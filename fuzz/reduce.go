@@ -269,6 +269,37 @@ func (r Reducer) ReduceFinding(ctx context.Context, src []byte, f Finding, c *Ch
 	})
 }
 
+// Reclassify returns f with the value and shape classes that small, its
+// reduced program, shows: a reduction keeps the finding's signature (the
+// executor, function, output and kind) but may change what the
+// disagreeing elements hold (a program of ten statements shows an
+// infinity against a finite value where its reduction shows +Inf against
+// -Inf), and the finding's record pairs the reduced program's ops with its
+// values, so the ledger and the dedup key see one program. f is returned
+// unchanged when small no longer shows it (a reduction stopped by its
+// budget still fails; a flaky finding may not).
+func Reclassify(ctx context.Context, small []byte, f Finding, c *Checker) Finding {
+	only := c.only(f.Executor)
+	if f.Kind != KindMetamorphic {
+		only.Metamorphic = 0
+	}
+	rep, err := only.Check(ctx, small)
+	if err != nil {
+		return f
+	}
+	sig := f.Signature()
+	for _, g := range rep.Findings {
+		if g.Signature() == sig {
+			f.Values, f.Shape = g.Values, g.Shape
+			if g.Framework != "" {
+				f.Framework = g.Framework
+			}
+			return f
+		}
+	}
+	return f
+}
+
 // ReduceChecker is the checker that reduces f: pooled, one whose
 // executors keep a worker process for every candidate (a slot of own,
 // Checker.Slot), or, when f.Crashed (a crash or a timeout), own, whose

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/rextio/rxeq/executor"
+	"github.com/rextio/rxeq/jsexport"
 )
 
 // TestReproOfAFinding: a finding of a generated-code executor is saved
@@ -44,5 +45,48 @@ func f(x [B][4]float32) (y [B][4]float32) {
 	ee, ok := err.(*exec.ExitError)
 	if !ok || ee.ExitCode() != 1 || !strings.Contains(string(out), "want inf got -inf") {
 		t.Fatalf("repro.py: %v\n%s", err, out)
+	}
+}
+
+// TestReproJSOfAFinding: a finding of a TensorFlow.js executor is saved
+// with a standalone repro.js (the wasm backend's tf.maximum(-0, +0) is
+// -0, so 1 / Maximum is -Inf where rxeq says +Inf), which plain node
+// runs with the packages and which exits 1.
+func TestReproJSOfAFinding(t *testing.T) {
+	dir := os.Getenv("RXEQ_TFJS_DIR")
+	if dir == "" {
+		dir = jsexport.DefaultDir()
+	}
+	if err := jsexport.Available(executor.TFJSWasm, jsexport.ExecutorOptions{Dir: dir}); err != nil {
+		if os.Getenv("RXEQ_REQUIRE_TFJS") != "" {
+			t.Fatal(err)
+		}
+		t.Skip(err)
+	}
+	src := []byte(`//rx:scenario maximum-signed-zero
+//rx:batches 2
+//rx:input x const(-0.0)
+package s
+
+func f(x [B][4]float32) (y [B][4]float32) {
+	y = 1.0 / Maximum(x, -x)
+	return
+}
+`)
+	c := &Campaign{}
+	name, b := c.reproFile(src, Finding{Kind: KindMismatch, Executor: executor.TFJSWasm, Func: "f", Batch: 2})
+	if b == nil || name != "repro.js" {
+		t.Fatalf("no repro.js for a tfjs-wasm finding: %q", name)
+	}
+	path := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("node", path)
+	cmd.Env = append(os.Environ(), "NODE_PATH="+filepath.Join(dir, "node_modules"))
+	out, err := cmd.CombinedOutput()
+	ee, ok := err.(*exec.ExitError)
+	if !ok || ee.ExitCode() != 1 || !strings.Contains(string(out), "want Infinity got -Infinity") {
+		t.Fatalf("repro.js: %v\n%s", err, out)
 	}
 }

@@ -100,3 +100,15 @@ func within(want, got float64, tol compare.Tolerance) bool {
 	}
 	return math.Abs(got-want) <= tol.Allowed(want)
 }
+
+// BlameOutputs is the blame rule on its own, as the runner applies it to
+// a case that failed on its outputs: metrics are the outputs' comparison
+// with want (the exact reference), got the executor's outputs, rounded the
+// reference evaluated with every op rounded to float32 (nil gives
+// BlameExecutor) and tols the outputs' tolerances. It returns
+// BlameFloat32 only when, at every mismatched element, rounded misses
+// want too and got agrees with rounded; "" when no output failed.
+// `rxeq selftest`'s canaries hold it to that.
+func BlameOutputs(fn *program.Func, metrics []compare.OutputMetrics, want, got, rounded map[string]*tensor.Tensor, tols map[string]compare.Tolerance) Blame {
+	return blameOutputs(fn, metrics, want, got, rounded, tols)
+}

@@ -35,7 +35,7 @@ func needTorch() {
 var _ = Describe("The torch executor", Label("native", "torch"), func() {
 	ctx := context.Background()
 
-	It("runs the catalog with the other three, every case passing and every lock holding", func() {
+	It("runs the catalog with the other three, every case passing (torch skips op-accuracy/sigmoid_underflow, a ledger entry) and every lock holding", func() {
 		needTorch()
 		files, err := scenarios.Catalog()
 		Expect(err).NotTo(HaveOccurred())
@@ -53,6 +53,11 @@ var _ = Describe("The torch executor", Label("native", "torch"), func() {
 			Expect(n).To(Equal(per["torch"]), name)
 		}
 		for _, c := range res.Cases {
+			if c.Executor == executor.Torch && c.Function == "sigmoid_underflow" {
+				Expect(c.Status).To(Equal(harness.StatusSkip), c.Name()+": "+c.Message)
+				Expect(c.Message).To(ContainSubstring("ledger torch-sigmoid-underflow"))
+				continue
+			}
 			Expect(c.Status).To(Equal(harness.StatusPass), c.Name()+": "+c.Message)
 			Expect(c.Path).To(Equal(c.Executor))
 			if c.Scenario == "remainder-by-zero" {

@@ -511,14 +511,19 @@ func (r *runner) runGroup(ctx context.Context, g *group) {
 		return
 	}
 	before := digests(inputs)
-	tols := compare.Tolerances(f, g.fn, r.tol)
-	if n := r.opts.MaxULP; n > 0 {
-		for name, t := range tols {
-			if !t.UseULP {
-				t.UseULP, t.ULP = true, n
-				tols[name] = t
+	// tolsFor is the tolerance of each float output for one executor:
+	// //rx:tolerance … for=NAME first, then the directives for all.
+	tolsFor := func(name executor.Name) map[string]compare.Tolerance {
+		tols := compare.TolerancesFor(f, g.fn, r.tol, string(name))
+		if n := r.opts.MaxULP; n > 0 {
+			for name, t := range tols {
+				if !t.UseULP {
+					t.UseULP, t.ULP = true, n
+					tols[name] = t
+				}
 			}
 		}
+		return tols
 	}
 	classes := compare.ClassSources(g.fn)
 
@@ -574,6 +579,7 @@ func (r *runner) runGroup(ctx context.Context, g *group) {
 		mutated := c.Message
 		c.Message = ""
 		c.Path = r.execs[ei].Name()
+		tols := tolsFor(r.execs[ei].Name())
 		c.Tolerances = tols
 		switch {
 		case p == nil || p.err != nil:
@@ -848,10 +854,8 @@ func (r *runner) preparations() []Preparation {
 			if np, ok := p.p.(executor.Built); ok {
 				info := np.Info()
 				pr.Compiler, pr.Library, pr.Cached = info.Compiler, info.Library, info.Cached
-				pr.Framework = info.Framework
-			} else if fr, ok := p.p.(executor.FrameworkReporter); ok {
-				pr.Framework = fr.Framework()
 			}
+			pr.Framework = executor.FrameworkOf(p.p)
 			out = append(out, pr)
 		}
 	}

@@ -90,6 +90,8 @@ var _ = Describe("the entries of the framework executors", func() {
 			"pytorch":           {"maximum-signed-zero", "minimum-signed-zero", "relu-signed-zero", "max-reduce-signed-zero", "minmax-position", "sigmoid-position"},
 			"torchscript":       {"maximum-signed-zero", "minimum-signed-zero", "relu-signed-zero", "max-reduce-signed-zero", "minmax-position", "sigmoid-position"},
 			"numpy":             {"maximum-signed-zero", "minimum-signed-zero", "max-reduce-signed-zero"},
+			"tfjs-cpu":          {"argmax-nan", "max-reduce-signed-zero"},
+			"tfjs-wasm":         {"argmax-nan", "max-reduce-signed-zero", "maximum-signed-zero", "minimum-signed-zero", "maximum-nan", "minimum-nan", "relu-nan"},
 		}
 		for executor, ids := range want {
 			for _, id := range ids {

@@ -115,7 +115,7 @@ func unaryFunc(b program.Builtin) func(float64) float64 {
 	case program.Tanh:
 		return math.Tanh
 	case program.Exp:
-		return math.Exp
+		return exp
 	case program.Log:
 		return math.Log
 	case program.Sqrt:
@@ -130,8 +130,33 @@ func unaryFunc(b program.Builtin) func(float64) float64 {
 	return nil
 }
 
-// sigmoid is 1/(1+exp(-x)): 0 at -Inf, 1 at +Inf, NaN at NaN.
-func sigmoid(x float64) float64 { return 1 / (1 + math.Exp(-x)) }
+// sigmoid is 1/(1+exp(-x)): 0 at -Inf, 1 at +Inf, NaN at NaN. Below -40
+// it is exp(x): there Sigmoid(x) = e^x/(1+e^x) differs from e^x by a
+// factor within e^-40 < 2^-54 of 1, and exp(-x) would overflow float64
+// below -709.78, giving 0 where e^x is a float64 subnormal.
+func sigmoid(x float64) float64 {
+	if x < -40 {
+		return exp(x)
+	}
+	return 1 / (1 + exp(-x))
+}
+
+// expOverflow is where e^x passes the largest float64,
+// 0x1.62e42fefa39efp+9 (the bound of every libm's exp).
+const expOverflow = 7.09782712893383973096e+02
+
+// exp is math.Exp, except near the top of the float64 range. On amd64
+// math.Exp (an assembly routine) returns +Inf from x = 709.436139303104 on,
+// where e^x is 1.27e308 and finite up to expOverflow, and so would
+// Sigmoid(x) below -709.43 give 0 instead of a subnormal. There e^x is
+// computed as e^(x-1)·e: x-1 is exact for x in [709, 710), and the two
+// roundings add at most 0.8 ULP to math.Exp's 1.
+func exp(x float64) float64 {
+	if x >= 709 && x <= expOverflow {
+		return math.Exp(x-1) * math.E
+	}
+	return math.Exp(x)
+}
 
 // relu is x for x > 0, NaN for NaN, +0 otherwise.
 func relu(x float64) float64 {

@@ -233,7 +233,7 @@ var _ = Describe("control flow and integers", func() {
 			c.ArgText = []string{"10", "3 - i"}
 			fn := b.body(assign(q, ilit(0)), forN(i, ilit(10), assign(q, c)), ret())
 			_, err := oracle.Run(context.Background(), fn, map[string]*tensor.Tensor{})
-			Expect(err).To(MatchError("f: CheckedRem: division by zero (10=10) at t.rx:5:7"))
+			Expect(err).To(MatchError("f: CheckedRem: division by zero (dividend=10) at t.rx:5:7"))
 		})
 	})
 

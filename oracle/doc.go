@@ -31,7 +31,12 @@
 //     so when either operand holds a non-finite value the product is
 //     computed with a plain triple loop that follows IEEE 754. An empty
 //     inner dimension gives zeros; an empty outer dimension an empty result.
-//   - Sigmoid(x) = 1/(1+exp(-x)). Relu(x) is x for x > 0, NaN for NaN and
+//   - Exp is math.Exp except in [709, 709.78], where amd64's math.Exp
+//     overflows early (from 709.436): there it is exp(x-1)·e.
+//     Sigmoid(x) = 1/(1+exp(-x)), and exp(x) below -40, where the two agree
+//     to within 2^-54 and exp(-x) would overflow below -709.78. Both are
+//     checked against the C library's long double functions (within 2 and
+//     3 float64 ULP; every result rounds to the same float32). Relu(x) is x for x > 0, NaN for NaN and
 //     +0 otherwise (so Relu(-0) = +0). Maximum and Minimum propagate NaN as
 //     NumPy's do: a NaN on either side gives NaN, even against ±Inf (where
 //     math.Max and math.Min return the infinity); otherwise they are

@@ -118,6 +118,20 @@ func f(phase int64) (r int64) {
 		Expect(errors.Is(err, ir.ErrDivisionByZero)).To(BeTrue())
 	})
 
+	It("names a literal dividend \"dividend\", not by its own text", func() {
+		fn := parseFunc(`package p
+
+func f(d int64) (r int64) {
+	r = CheckedDiv(3, d) + CheckedRem((-7), d+1)
+	return
+}
+`, "f")
+		_, err := oracle.Run(context.Background(), fn, map[string]*tensor.Tensor{"d": tensor.Scalar(0)})
+		Expect(err).To(MatchError("f: CheckedDiv: division by zero (dividend=3) at t.rx:4:6"))
+		_, err = oracle.Run(context.Background(), fn, map[string]*tensor.Tensor{"d": tensor.Scalar(-1)})
+		Expect(err).To(MatchError("f: CheckedRem: division by zero (dividend=-7) at t.rx:4:25"))
+	})
+
 	It("runs a loop bound by an int64 parameter, keepdims centering and a multi-value return", func() {
 		fn := parseFunc(`package p
 

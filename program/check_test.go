@@ -183,6 +183,14 @@ func f(x [B]float32) (y [B]float32) { y = x; return }`,
 			`//rx:tolerance: "ulp=1.5": want //rx:tolerance OUTPUT rtol=R atol=A, or ulp=N, or all three`),
 		Entry("ulp given twice", "//rx:tolerance y ulp=1 ulp=2\nfunc f(x [B]float32) (y [B]float32) { y = x; return }",
 			`//rx:tolerance: "ulp=2": want`),
+		Entry("for= naming the oracle", "//rx:tolerance y ulp=1 for=torch,oracle\nfunc f(x [B]float32) (y [B]float32) { y = x; return }",
+			`t.rx:7:1: //rx:tolerance: for=torch,oracle: "oracle" is not an executor a tolerance can apply to (want names like for=torch,onnxruntime; never oracle, the reference)`),
+		Entry("for= with an empty name", "//rx:tolerance y ulp=1 for=torch,\nfunc f(x [B]float32) (y [B]float32) { y = x; return }",
+			`//rx:tolerance: for=torch,: "" is not an executor`),
+		Entry("for= given twice", "//rx:tolerance y ulp=1 for=torch for=numpy\nfunc f(x [B]float32) (y [B]float32) { y = x; return }",
+			`//rx:tolerance: "for=numpy": for= given twice`),
+		Entry("for= without a bound", "//rx:tolerance y for=torch\nfunc f(x [B]float32) (y [B]float32) { y = x; return }",
+			`//rx:tolerance: want //rx:tolerance OUTPUT rtol=R atol=A, or ulp=N`),
 		Entry("a tolerance on an int64 result", "//rx:tolerance c rtol=1e-3\nfunc f(x [B][4]float32) (c [B]int64) { c = Argmax(x, 1); return }",
 			"t.rx:7:1: //rx:tolerance: result c is int64 and compared exactly: a tolerance applies to float32 results only; remove the directive"),
 		Entry("a seed given twice", "//rx:seed 1\n//rx:seed 2\nfunc f(x [B]float32) (y [B]float32) { y = x; return }",
@@ -297,7 +305,7 @@ var _ = Describe("Lower", func() {
 		ir.Walk(p.Funcs[0].Body, func(in ir.Instr) {
 			if op, ok := in.(*ir.Op); ok && op.Kind == ir.CheckedRem {
 				rems++
-				Expect(*op.Site).To(Equal(ir.Site{Func: "f", Builtin: "CheckedRem", LHS: "10", Pos: "t.rx:7:48"}))
+				Expect(*op.Site).To(Equal(ir.Site{Func: "f", Builtin: "CheckedRem", LHS: "dividend", Pos: "t.rx:7:48"}))
 			}
 		})
 		Expect(rems).To(Equal(1))

@@ -259,7 +259,7 @@ func (c *checker) inputParamProblem(param string, d tensor.Dist) string {
 
 func (c *checker) toleranceDirective(pos token.Position, fields []string) {
 	usage := "want //rx:tolerance OUTPUT rtol=R atol=A, or ulp=N, or all three, with non-negative numbers (N an integer)"
-	if len(fields) < 2 || len(fields) > 4 {
+	if len(fields) < 2 || len(fields) > 5 {
 		c.errorAt(pos, "//rx:tolerance: %s", usage)
 		return
 	}
@@ -267,6 +267,20 @@ func (c *checker) toleranceDirective(pos token.Position, fields []string) {
 	var haveR, haveA bool
 	for _, f := range fields[1:] {
 		k, v, ok := strings.Cut(f, "=")
+		if k == "for" && ok {
+			if t.Executors != nil {
+				c.errorAt(pos, "//rx:tolerance: %q: for= given twice", f)
+				return
+			}
+			for _, n := range strings.Split(v, ",") {
+				if !skipExecutor.MatchString(n) || n == "oracle" {
+					c.errorAt(pos, "//rx:tolerance: for=%s: %q is not an executor a tolerance can apply to (want names like for=torch,onnxruntime; never oracle, the reference)", v, n)
+					return
+				}
+				t.Executors = append(t.Executors, n)
+			}
+			continue
+		}
 		x, err := strconv.ParseFloat(v, 64)
 		if !ok || err != nil || x < 0 || x != x || x > 1e300 {
 			c.errorAt(pos, "//rx:tolerance: %q: %s", f, usage)
@@ -285,6 +299,10 @@ func (c *checker) toleranceDirective(pos token.Position, fields []string) {
 		}
 	}
 	t.HasAbsRel = haveR || haveA
+	if !t.HasAbsRel && !t.HasULP {
+		c.errorAt(pos, "//rx:tolerance: %s", usage)
+		return
+	}
 	if len(c.results[t.Output]) == 0 && len(c.file.Funcs) > 0 {
 		c.errorAt(pos, "//rx:tolerance: no function has a result %s", t.Output)
 		return

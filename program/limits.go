@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"syscall"
 )
 
 // Limits that keep checking a hostile file cheap. Checking is linear in the
@@ -48,24 +49,20 @@ var (
 )
 
 // ReadFile reads an .rx file for Parse. It refuses, without reading or
-// blocking, a path that is not a regular file (os.Stat follows symlinks, so
-// a link to /dev/zero is refused too), and reads at most MaxFileSize+1 bytes
+// blocking, a path that is not a regular file (opening follows symlinks,
+// so a link to /dev/zero is refused too; the kind is that of the open
+// descriptor), and reads at most MaxFileSize+1 bytes
 // of the file, so a file that grows while it is read cannot make it read
 // without end. A file larger than MaxFileSize is an ErrTooLarge error.
 func ReadFile(name string) ([]byte, error) {
-	info, err := os.Stat(name)
-	if err != nil {
-		return nil, err
-	}
-	if !info.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s: %w (%s): rxeq reads .rx source files only", name, ErrNotRegular, describeMode(info.Mode()))
-	}
-	f, err := os.Open(name)
+	// O_NONBLOCK: opening a FIFO without a writer would block, and the
+	// kind is checked on the open descriptor, so a file replaced after a
+	// look at its name cannot slip through.
+	f, err := os.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	// The file may have been replaced since Stat: check the open file.
 	if info, err := f.Stat(); err != nil {
 		return nil, err
 	} else if !info.Mode().IsRegular() {

@@ -100,7 +100,7 @@ var _ = Describe("limits on hostile programs", func() {
 			Expect(err).To(MatchError("/dev/zero: not a regular file (a character device): rxeq reads .rx source files only"))
 		})
 
-		It("refuses a FIFO without opening it (opening would block)", func() {
+		It("refuses a FIFO without blocking (it is opened O_NONBLOCK, its kind checked on the descriptor)", func() {
 			path := filepath.Join(GinkgoT().TempDir(), "pipe.rx")
 			Expect(syscall.Mkfifo(path, 0o600)).To(Succeed())
 			_, err := program.ReadFile(path)

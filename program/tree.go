@@ -4,6 +4,8 @@ import (
 	"go/ast"
 	"go/token"
 	"path"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/rextio/rxeq/program/ir"
@@ -62,13 +64,23 @@ type Input struct {
 // output, |got - want| <= ATol + RTol*|want| (when HasAbsRel), and at most
 // ULP units in the last place between got and want rounded to float32
 // (when HasULP). A directive gives either or both; both must then hold.
+// With Executors (for=NAME,…) it applies to those executors only, in
+// place of the directives without for= (see AppliesTo).
 type Tolerance struct {
 	Output     string
 	RTol, ATol float64
 	HasAbsRel  bool // rtol= or atol= was given
 	ULP        int64
-	HasULP     bool // ulp= was given
+	HasULP     bool     // ulp= was given
+	Executors  []string // for=: the executors it applies to; nil for every one
 	Pos        token.Position
+}
+
+// AppliesTo reports whether t is a directive for executor: true for a
+// directive without for= whatever the executor, and for one whose for=
+// list names executor.
+func (t Tolerance) AppliesTo(executor string) bool {
+	return t.Executors == nil || slices.Contains(t.Executors, executor)
 }
 
 // Const is a package-level `const NAME = INT`.
@@ -367,8 +379,31 @@ func (b Builtin) String() string {
 // Site describes a CheckedRem or CheckedDiv call of function fn for its
 // runtime error message; the oracle and the lowering both use it, so every
 // executor prints the same text.
+//
+// The message names the dividend by its source text, "(round_idx=0)"; a
+// dividend written as a literal is named "dividend", "(dividend=3)", not
+// "(3=3)".
 func (e *Call) Site(fn string) *ir.Site {
-	return &ir.Site{Func: fn, Builtin: e.Builtin.String(), LHS: e.ArgText[0], Pos: e.At.String()}
+	lhs := e.ArgText[0]
+	if isIntLiteral(lhs) {
+		lhs = "dividend"
+	}
+	return &ir.Site{Func: fn, Builtin: e.Builtin.String(), LHS: lhs, Pos: e.At.String()}
+}
+
+// isIntLiteral reports whether text is an integer literal, perhaps signed
+// or parenthesised: "3", "-3", "(0x10)", "1_000".
+func isIntLiteral(text string) bool {
+	t := strings.TrimSpace(text)
+	for len(t) > 1 && t[0] == '(' && t[len(t)-1] == ')' {
+		t = strings.TrimSpace(t[1 : len(t)-1])
+	}
+	t = strings.TrimLeft(t, "+-")
+	if t == "" || t[0] < '0' || t[0] > '9' {
+		return false
+	}
+	_, err := strconv.ParseUint(t, 0, 64)
+	return err == nil
 }
 
 // Types returns the distinct types in f: of its parameters and results, of

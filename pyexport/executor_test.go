@@ -11,6 +11,7 @@ import (
 	"github.com/rextio/rxeq/executor"
 	"github.com/rextio/rxeq/executor/builtin"
 	"github.com/rextio/rxeq/harness"
+	"github.com/rextio/rxeq/ledger"
 	"github.com/rextio/rxeq/program"
 	"github.com/rextio/rxeq/program/ir"
 	"github.com/rextio/rxeq/pyexport"
@@ -34,7 +35,11 @@ var _ = Describe("the generated-code executors", Label("python", "slow"), func()
 		errs := map[executor.Name]int{}
 		for _, c := range res.Cases {
 			per[c.Executor]++
-			Expect(c.Status).To(Equal(harness.StatusPass), "%s: %s", c.Name(), c.Message)
+			if c.Status == harness.StatusFail {
+				sigmoidUnderflowOnly(c)
+			} else {
+				Expect(c.Status).To(Equal(harness.StatusPass), "%s: %s", c.Name(), c.Message)
+			}
 			Expect(c.Path).To(Equal(c.Executor))
 			if c.Error != "" {
 				errs[c.Executor]++
@@ -93,7 +98,7 @@ func g(x [B]float32, d int64) (y [B]float32) {
 			_, err = prep.Run(context.Background(), "f", in)
 			var re *ir.RuntimeError
 			Expect(errors.As(err, &re)).To(BeTrue(), "%s: %v", name, err)
-			Expect(err).To(MatchError("f: CheckedDiv: division by zero (7=7) at z.rx:4:5"), string(name))
+			Expect(err).To(MatchError("f: CheckedDiv: division by zero (dividend=7) at z.rx:4:5"), string(name))
 			in["d"] = tensor.Scalar(7)
 			out, err := prep.Run(context.Background(), "f", in)
 			Expect(err).NotTo(HaveOccurred())
@@ -144,3 +149,23 @@ func g(x [B]float32, d int64) (y [B]float32) {
 		Expect(sel.Unavailable[0].Reason).To(ContainSubstring("numpy is unavailable: cannot run /nonexistent/python3"))
 	})
 })
+
+// sigmoidUnderflowOnly checks a failed catalog case: it must be
+// op-accuracy/sigmoid_underflow failing on sigmoid_under (ATen's, and NumPy
+// code's, Sigmoid is 0 below -88.7 instead of a subnormal), and the
+// checked-in ledger must have that executor's entry for it.
+func sigmoidUnderflowOnly(c harness.Case) {
+	GinkgoHelper()
+	Expect(c.Scenario+"/"+c.Function).To(Equal("op-accuracy/sigmoid_underflow"), c.Name()+": "+c.Message)
+	var failing []string
+	for _, o := range c.Outputs {
+		if !o.OK {
+			failing = append(failing, o.Name)
+		}
+	}
+	Expect(failing).To(Equal([]string{"sigmoid_under"}), c.Name()+": "+c.Message)
+	e := ledger.Default().Match(ledger.Case{Executor: string(c.Executor), Category: "accuracy", Ops: []string{"Sigmoid"},
+		Values: "finite", Output: "sigmoid_under", Scenario: c.Scenario})
+	Expect(e).NotTo(BeNil(), c.Name())
+	Expect(e.ID).To(Equal(string(c.Executor) + "-sigmoid-underflow"))
+}

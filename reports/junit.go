@@ -1,6 +1,7 @@
 package reports
 
 import (
+	"bufio"
 	"encoding/xml"
 	"fmt"
 	"io"
@@ -72,62 +73,103 @@ func WriteJUnit(w io.Writer, r *Report) error {
 	if r == nil {
 		return fmt.Errorf("reports: nil report")
 	}
-	root := junitSuites{Name: "rxeq", Time: junitTime(r.Duration)}
-	index := map[string]int{}
-	suite := func(name string) *junitSuite {
-		i, ok := index[name]
-		if !ok {
-			i = len(root.Suites)
-			index[name] = i
-			root.Suites = append(root.Suites, junitSuite{Name: name})
-		}
-		return &root.Suites[i]
+	// One pass gathers each suite's cases and counts; then the suites are
+	// encoded one at a time, so the XML of one suite is held at a time,
+	// never the whole document's (rxeq merge of large reports).
+	type suiteAt struct {
+		name         string
+		cases, locks []int
+		n            junitSuite // the counts and time; no cases
+		time         float64
 	}
-	times := map[string]float64{}
+	var suites []*suiteAt
+	index := map[string]*suiteAt{}
+	suite := func(name string) *suiteAt {
+		s, ok := index[name]
+		if !ok {
+			s = &suiteAt{name: name}
+			index[name] = s
+			suites = append(suites, s)
+		}
+		return s
+	}
+	count := func(s *suiteAt, st Status) {
+		s.n.Tests++
+		switch st {
+		case StatusPass, StatusXPass:
+		case StatusXFail, StatusSkip:
+			s.n.Skipped++
+		case StatusFail:
+			s.n.Failures++
+		default:
+			s.n.Errors++
+		}
+	}
 	for i := range r.Cases {
 		c := &r.Cases[i]
 		s := suite(c.Scenario)
-		times[c.Scenario] += nonNegative(c.Duration)
-		failType := "mismatch"
-		if c.Blame != "" {
-			failType = "mismatch:" + c.Blame
-		}
-		s.Cases = append(s.Cases, caseXML(c.Name(), c.Scenario, c.Duration, c.Status, failType, caseText(c)))
+		s.cases = append(s.cases, i)
+		s.time += nonNegative(c.Duration)
+		count(s, c.Status)
 	}
 	for i := range r.Locks {
 		l := &r.Locks[i]
 		s := suite(l.Scenario)
-		times[l.Scenario] += nonNegative(l.Duration)
-		s.Cases = append(s.Cases, caseXML(l.Name(), l.Scenario, l.Duration, l.Status, "lock", l.Message))
+		s.locks = append(s.locks, i)
+		s.time += nonNegative(l.Duration)
+		count(s, l.Status)
 	}
-	for i := range root.Suites {
-		s := &root.Suites[i]
-		s.Time = junitTime(times[s.Name])
-		s.Properties = properties(r, s.Name)
-		for _, c := range s.Cases {
-			s.Tests++
-			switch {
-			case c.Failure != nil:
-				s.Failures++
-			case c.Error != nil:
-				s.Errors++
-			case c.Skipped != nil:
-				s.Skipped++
-			}
-		}
-		root.Tests += s.Tests
-		root.Failures += s.Failures
-		root.Errors += s.Errors
+	root := junitSuites{Name: "rxeq", Time: junitTime(r.Duration)}
+	for _, s := range suites {
+		root.Tests += s.n.Tests
+		root.Failures += s.n.Failures
+		root.Errors += s.n.Errors
 	}
-	if _, err := io.WriteString(w, xml.Header); err != nil {
-		return fmt.Errorf("reports: writing JUnit: %w", err)
-	}
-	enc := xml.NewEncoder(w)
+	bw := bufio.NewWriterSize(w, 64<<10)
+	bw.WriteString(xml.Header)
+	enc := xml.NewEncoder(bw)
 	enc.Indent("", "  ")
-	if err := enc.Encode(&root); err != nil {
+	start := xml.StartElement{Name: xml.Name{Local: "testsuites"}, Attr: []xml.Attr{
+		{Name: xml.Name{Local: "name"}, Value: root.Name},
+		{Name: xml.Name{Local: "tests"}, Value: strconv.Itoa(root.Tests)},
+		{Name: xml.Name{Local: "failures"}, Value: strconv.Itoa(root.Failures)},
+		{Name: xml.Name{Local: "errors"}, Value: strconv.Itoa(root.Errors)},
+		{Name: xml.Name{Local: "time"}, Value: root.Time},
+	}}
+	if err := enc.EncodeToken(start); err != nil {
 		return fmt.Errorf("reports: writing JUnit: %w", err)
 	}
-	if _, err := io.WriteString(w, "\n"); err != nil {
+	for _, s := range suites {
+		js := s.n
+		js.Name, js.Time = s.name, junitTime(s.time)
+		cases := make([]*Case, len(s.cases))
+		js.Cases = make([]junitCase, 0, len(s.cases)+len(s.locks))
+		for k, i := range s.cases {
+			c := &r.Cases[i]
+			cases[k] = c
+			failType := "mismatch"
+			if c.Blame != "" {
+				failType = "mismatch:" + c.Blame
+			}
+			js.Cases = append(js.Cases, caseXML(c.Name(), c.Scenario, c.Duration, c.Status, failType, caseText(c)))
+		}
+		for _, i := range s.locks {
+			l := &r.Locks[i]
+			js.Cases = append(js.Cases, caseXML(l.Name(), l.Scenario, l.Duration, l.Status, "lock", l.Message))
+		}
+		js.Properties = properties(r, cases)
+		if err := enc.EncodeElement(&js, xml.StartElement{Name: xml.Name{Local: "testsuite"}}); err != nil {
+			return fmt.Errorf("reports: writing JUnit: %w", err)
+		}
+	}
+	if err := enc.EncodeToken(start.End()); err != nil {
+		return fmt.Errorf("reports: writing JUnit: %w", err)
+	}
+	if err := enc.Flush(); err != nil {
+		return fmt.Errorf("reports: writing JUnit: %w", err)
+	}
+	bw.WriteString("\n")
+	if err := bw.Flush(); err != nil {
 		return fmt.Errorf("reports: writing JUnit: %w", err)
 	}
 	return nil
@@ -179,8 +221,9 @@ func firstLine(s string) string {
 	return s
 }
 
-// properties lists the run's and a scenario's reproduction facts.
-func properties(r *Report, scenario string) []junitProperty {
+// properties lists the run's and a scenario's reproduction facts; cases
+// are the scenario's.
+func properties(r *Report, cases []*Case) []junitProperty {
 	props := []junitProperty{
 		{"tool_version", r.ToolVersion},
 		{"compiler", r.Compiler},
@@ -197,10 +240,7 @@ func properties(r *Report, scenario string) []junitProperty {
 	}
 	seeds := map[string]string{}
 	tols := map[string]string{}
-	for _, c := range r.Cases {
-		if c.Scenario != scenario {
-			continue
-		}
+	for _, c := range cases {
 		seeds["seed."+c.Function+"/b"+itoa(c.Batch)] = strconv.FormatUint(c.Seed, 10)
 		for _, o := range c.Outputs {
 			if o.Tolerance != nil {

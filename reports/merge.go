@@ -1,9 +1,12 @@
 package reports
 
 import (
+	"bufio"
 	"cmp"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 )
@@ -28,66 +31,147 @@ var ErrMerge = errors.New("cannot merge reports")
 // to. Reports of older versions, which do not say, cannot be checked and
 // cannot be mixed with those that do.
 func Merge(shards ...*Report) (*Report, error) {
-	if len(shards) == 0 {
+	var m Merger
+	for _, r := range shards {
+		m.Add(r)
+	}
+	return m.Report()
+}
+
+// Merger joins shard reports as Merge does, one report at a time: Add
+// takes a report in memory, ReadJSON decodes one from its JSON case by
+// case straight into the merged report, so that merging files costs the
+// merged report and not a decoded copy of every input besides
+// (`rxeq merge`). The zero Merger is ready to use; after ReadJSON fails it
+// must not be used again.
+type Merger struct {
+	out   Report
+	heads []*Report      // each report's header; Cases is set by Report
+	spans [][2]int       // each report's cases in out.Cases
+	errs  []error        // each report's first error of its own (seed, version, a case twice)
+	cases map[string]int // case key -> index of the report that holds it
+	locks map[string]int // lock key -> index in out.Locks
+	nils  map[int]bool   // reports that were nil
+}
+
+// begin starts report number len(m.heads) and returns its index.
+func (m *Merger) begin() int {
+	if m.cases == nil {
+		m.cases, m.locks, m.nils = map[string]int{}, map[string]int{}, map[int]bool{}
+		m.out.Cases, m.out.Locks = []Case{}, []Lock{}
+	}
+	i := len(m.heads)
+	m.heads = append(m.heads, nil)
+	m.spans = append(m.spans, [2]int{len(m.out.Cases), len(m.out.Cases)})
+	m.errs = append(m.errs, nil)
+	return i
+}
+
+// addCase adds a case of report i.
+func (m *Merger) addCase(i int, c *Case) {
+	k := c.Scenario + "\x00" + c.Name()
+	if w, dup := m.cases[k]; dup {
+		if m.errs[i] == nil {
+			m.errs[i] = fmt.Errorf("%w: case %s/%s is in report %d and in report %d: were they sharded the same way?", ErrMerge, c.Scenario, c.Name(), w+1, i+1)
+		}
+		return
+	}
+	m.cases[k] = i
+	m.out.Cases = append(m.out.Cases, *c)
+	m.spans[i][1] = len(m.out.Cases)
+}
+
+// addLock adds a lock of a report: once, at its worst status.
+func (m *Merger) addLock(l *Lock) {
+	k := l.Scenario + "\x00" + l.Function
+	if at, seen := m.locks[k]; seen {
+		if rank(l.Status) > rank(m.out.Locks[at].Status) {
+			m.out.Locks[at] = *l
+		}
+		return
+	}
+	m.locks[k] = len(m.out.Locks)
+	m.out.Locks = append(m.out.Locks, *l)
+}
+
+// end finishes report i, whose other fields are in head.
+func (m *Merger) end(i int, head *Report) {
+	head.Cases, head.Locks = nil, nil
+	m.heads[i] = head
+	if head.Schema != "" && head.Schema != Schema {
+		m.errs[i] = fmt.Errorf("%w: report %d: %w %q", ErrMerge, i+1, ErrSchema, head.Schema)
+		return
+	}
+	if i == 0 {
+		m.out.ToolVersion, m.out.Compiler, m.out.Seed = head.ToolVersion, head.Compiler, head.Seed
+	} else {
+		first := m.heads[0]
+		if first == nil {
+			first = &Report{}
+		}
+		switch {
+		case head.Seed != first.Seed:
+			m.errs[i] = fmt.Errorf("%w: report %d has seed %d, report 1 seed %d: not shards of one run", ErrMerge, i+1, head.Seed, first.Seed)
+		case head.ToolVersion != first.ToolVersion:
+			m.errs[i] = fmt.Errorf("%w: report %d was written by rxeq %s, report 1 by %s", ErrMerge, i+1, head.ToolVersion, first.ToolVersion)
+		}
+		if m.out.Compiler == "" {
+			m.out.Compiler = head.Compiler
+		}
+	}
+	m.out.Duration = max(m.out.Duration, head.Duration)
+	m.out.Inputs = append(m.out.Inputs, head.Inputs...)
+}
+
+// Add adds a report held in memory.
+func (m *Merger) Add(r *Report) {
+	i := m.begin()
+	if r == nil {
+		m.nils[i] = true
+		m.heads[i] = &Report{}
+		return
+	}
+	for j := range r.Cases {
+		m.addCase(i, &r.Cases[j])
+	}
+	for j := range r.Locks {
+		m.addLock(&r.Locks[j])
+	}
+	head := *r
+	m.end(i, &head)
+}
+
+// Report returns the merged report, or the first reason the reports do
+// not make up one run (see Merge). Call it once, after the last report.
+func (m *Merger) Report() (*Report, error) {
+	if len(m.heads) == 0 {
 		return nil, fmt.Errorf("%w: no reports", ErrMerge)
 	}
-	if err := checkShards(shards); err != nil {
-		return nil, err
-	}
-	out := &Report{Schema: Schema, Cases: []Case{}, Locks: []Lock{}}
-	type where struct{ shard int }
-	cases := map[string]where{}
-	locks := map[string]int{}
-	for i, r := range shards {
-		if r == nil {
+	for i := range m.heads {
+		if m.nils[i] {
 			return nil, fmt.Errorf("%w: report %d is nil", ErrMerge, i+1)
 		}
-		if r.Schema != "" && r.Schema != Schema {
-			return nil, fmt.Errorf("%w: report %d: %w %q", ErrMerge, i+1, ErrSchema, r.Schema)
-		}
-		if i == 0 {
-			out.ToolVersion, out.Compiler, out.Seed = r.ToolVersion, r.Compiler, r.Seed
-		} else {
-			if r.Seed != out.Seed {
-				return nil, fmt.Errorf("%w: report %d has seed %d, report 1 seed %d: not shards of one run", ErrMerge, i+1, r.Seed, out.Seed)
-			}
-			if r.ToolVersion != out.ToolVersion {
-				return nil, fmt.Errorf("%w: report %d was written by rxeq %s, report 1 by %s", ErrMerge, i+1, r.ToolVersion, out.ToolVersion)
-			}
-			if out.Compiler == "" {
-				out.Compiler = r.Compiler
-			}
-		}
-		out.Duration = max(out.Duration, r.Duration)
-		out.Inputs = append(out.Inputs, r.Inputs...)
-		for _, c := range r.Cases {
-			k := c.Scenario + "\x00" + c.Name()
-			if w, dup := cases[k]; dup {
-				return nil, fmt.Errorf("%w: case %s/%s is in report %d and in report %d: were they sharded the same way?", ErrMerge, c.Scenario, c.Name(), w.shard+1, i+1)
-			}
-			cases[k] = where{i}
-			out.Cases = append(out.Cases, c)
-		}
-		for _, l := range r.Locks {
-			k := l.Scenario + "\x00" + l.Function
-			if at, seen := locks[k]; seen {
-				if rank(l.Status) > rank(out.Locks[at].Status) {
-					out.Locks[at] = l
-				}
-				continue
-			}
-			locks[k] = len(out.Locks)
-			out.Locks = append(out.Locks, l)
+		// A view of the report's cases in the merged list, for the checks.
+		m.heads[i].Cases = m.out.Cases[m.spans[i][0]:m.spans[i][1]:m.spans[i][1]]
+	}
+	if err := checkShards(m.heads); err != nil {
+		return nil, err
+	}
+	for _, err := range m.errs {
+		if err != nil {
+			return nil, err
 		}
 	}
-	if sh := shards[0].Shard; sh != nil {
+	out := m.out
+	out.Schema = Schema
+	if sh := m.heads[0].Shard; sh != nil {
 		out.Shard = &Shard{Index: 1, Total: 1, Groups: sh.Groups}
 		// A group is in one shard, and a shard's cases come in the
 		// run's order: a stable sort by group is the unsharded order.
 		slices.SortStableFunc(out.Cases, func(a, b Case) int { return cmp.Compare(a.Group, b.Group) })
 		slices.SortStableFunc(out.Locks, func(a, b Lock) int { return cmp.Compare(a.Group, b.Group) })
 	}
-	return out, nil
+	return &out, nil
 }
 
 // checkShards checks that reports which say their shard make up one whole
@@ -161,4 +245,133 @@ func rank(s Status) int {
 		return 2
 	}
 	return 3
+}
+
+// ReadJSON reads one report written by WriteJSON and adds it, decoding
+// its cases and locks one at a time into the merged report: a report's
+// cases are never held twice. Its errors are ReadJSON's (the package
+// function): a report that is not JSON, or of another schema, is refused
+// with the same texts. After an error the Merger must not be used.
+func (m *Merger) ReadJSON(r io.Reader) error {
+	dec := json.NewDecoder(bufio.NewReaderSize(r, 64<<10))
+	i := m.begin()
+	var head Report
+	var typeErr error // the first value of the wrong type: decoding goes on, as json.Unmarshal does
+	keep := func(err error) error {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			if typeErr == nil {
+				typeErr = err
+			}
+			return nil
+		}
+		return err
+	}
+	err := func() error {
+		if err := expectDelim(dec, '{', "the report"); err != nil {
+			return err // not an object: nothing of it can be read
+		}
+		for dec.More() {
+			tok, err := dec.Token()
+			if err != nil {
+				return err
+			}
+			key, _ := tok.(string)
+			switch key {
+			case "cases":
+				err = eachElem(dec, key, func() error {
+					var c Case
+					if err := keep(dec.Decode(&c)); err != nil {
+						return err
+					}
+					m.addCase(i, &c)
+					return nil
+				})
+			case "locks":
+				err = eachElem(dec, key, func() error {
+					var l Lock
+					if err := keep(dec.Decode(&l)); err != nil {
+						return err
+					}
+					m.addLock(&l)
+					return nil
+				})
+			default:
+				// A field of the header: decoded into head by its JSON name,
+				// so the header's fields are Report's, unknown ones ignored.
+				var raw json.RawMessage
+				if err := dec.Decode(&raw); err != nil {
+					return err
+				}
+				one, _ := json.Marshal(map[string]json.RawMessage{key: raw})
+				err = json.Unmarshal(one, &head)
+			}
+			if err := keep(err); err != nil {
+				return err
+			}
+		}
+		_, err := dec.Token() // the closing brace
+		return err
+	}()
+	var syn *json.SyntaxError
+	switch {
+	case err != nil && (errors.As(err, &syn) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF)):
+		return fmt.Errorf("reports: decoding JSON: %w", err)
+	case head.Schema == "":
+		return fmt.Errorf("reports: %w: the report has no \"schema\" field (want %q)", ErrSchema, Schema)
+	case head.Schema != Schema:
+		return fmt.Errorf("reports: %w %q: this version of rxeq reads %q", ErrSchema, head.Schema, Schema)
+	case err != nil:
+		return fmt.Errorf("reports: decoding %s: %w", Schema, err)
+	case typeErr != nil:
+		return fmt.Errorf("reports: decoding %s: %w", Schema, typeErr)
+	}
+	m.end(i, &head)
+	return nil
+}
+
+// expectDelim reads the delimiter want, which opens what.
+func expectDelim(dec *json.Decoder, want json.Delim, what string) error {
+	tok, err := dec.Token()
+	if err != nil {
+		return err
+	}
+	if d, ok := tok.(json.Delim); !ok || d != want {
+		return &json.UnmarshalTypeError{Value: fmt.Sprint(tok), Field: what, Offset: dec.InputOffset()}
+	}
+	return nil
+}
+
+// eachElem calls elem to decode each element of the JSON list the field
+// key holds (null is an empty list).
+func eachElem(dec *json.Decoder, key string, elem func() error) error {
+	tok, err := dec.Token()
+	if err != nil || tok == nil {
+		return err
+	}
+	if d, ok := tok.(json.Delim); !ok || d != '[' {
+		// Not a list: skip the value, whatever it is, and say so.
+		if d, ok := tok.(json.Delim); ok && d == '{' {
+			for depth := 1; depth > 0; {
+				t, err := dec.Token()
+				if err != nil {
+					return err
+				}
+				switch t {
+				case json.Delim('{'), json.Delim('['):
+					depth++
+				case json.Delim('}'), json.Delim(']'):
+					depth--
+				}
+			}
+		}
+		return &json.UnmarshalTypeError{Value: "not a list", Field: key, Offset: dec.InputOffset()}
+	}
+	for dec.More() {
+		if err := elem(); err != nil {
+			return err
+		}
+	}
+	_, err = dec.Token() // ']'
+	return err
 }

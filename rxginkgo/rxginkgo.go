@@ -453,13 +453,17 @@ func (c Case) resultName() string {
 }
 
 // tolerance returns the //rx:tolerance directive that sets output's
-// bound (the last one naming it), or nil.
+// bound for c's executor (the last one naming it with for= that executor,
+// else the last one without for=), or nil.
 func (c Case) tolerance(output string) *program.Tolerance {
 	var t *program.Tolerance
+	named := false
 	for i := range c.File.Tolerances {
-		if c.File.Tolerances[i].Output == output {
-			t = &c.File.Tolerances[i]
+		d := &c.File.Tolerances[i]
+		if d.Output != output || !d.AppliesTo(string(c.Executor)) || (named && d.Executors == nil) {
+			continue
 		}
+		t, named = d, d.Executors != nil
 	}
 	return t
 }

@@ -19,6 +19,17 @@
 // compared in row 0 only, a NaN on one side counted as a match) lets some
 // mutant escape, so `rxeq selftest` in CI catches a comparison bug that no
 // agreement between correct executors can show.
+//
+// The mutants reach only the rules the scenarios happen to need, so every
+// rule of the judgement (Rules: the comparison's NaN, infinity, signed-zero,
+// tolerance, class and error rules, the blame, the source lock and the
+// external-executor checks) also has a canary (Canaries): a built-in case
+// that rule, and nothing else, must flag, next to a control (the same case
+// unbroken) that must pass. RunCanaries runs them against a Judgement
+// (rxeq's own by default; tests plant weakened ones to show the canaries
+// fail) and names each rule whose canary was missed. The external
+// canaries run a program through ServeHostile, a deliberately wrong
+// executor that rxeq serves as `rxeq selftest-executor --misbehave KIND`.
 package selftest
 
 import (

@@ -50,6 +50,7 @@ func exportFormats() map[string]exportFormat {
 		"onnx":  {help: "one ONNX model (IR 8, opset 17) per function, F.onnx", write: exportONNX},
 		"torch": {help: "one PyTorch module (eager and TorchScript) for the functions, FILE_torch.py", write: exportPython(pyexport.Torch)},
 		"numpy": {help: "one NumPy module (float32) for the functions, FILE_numpy.py", write: exportPython(pyexport.NumPy)},
+		"tfjs":  {help: "one TensorFlow.js CommonJS module for the functions, FILE_tfjs.js", write: exportTFJS},
 	}
 }
 

@@ -55,14 +55,43 @@ var torchVersion = sync.OnceValue(func() string {
 })
 
 // frameworkOf names the framework and version behind a built-in executor
-// (fuzz.Campaign.Framework): libtorch's for torch; "" for rxeq's own
-// executors and for executors this build does not know (an external
-// executor names itself).
-func frameworkOf(name executor.Name) (string, string) {
-	if name == executor.Torch {
+// (a fuzz.FrameworkFunc): libtorch's for torch, read from the library
+// rxeq links; for the executors run by another framework, the version in
+// what the prepared program reported (reported: "ONNX Runtime 1.30.0, …",
+// "numpy 1.24.2, python 3.11.2, torch 1.13.0a0", "node 20.20.2,
+// tfjs-backend-cpu 4.22.0, tfjs-core 4.22.0"), "" while nothing was
+// reported (every version range of the ledger then holds); "" and "" for
+// rxeq's own executors and for executors this build does not know (an
+// external executor names itself).
+func frameworkOf(name executor.Name, reported string) (string, string) {
+	switch name {
+	case executor.Torch:
 		return "libtorch (ATen)", torchVersion()
+	case executor.ONNXRuntime, executor.ONNXRuntimeNoOpt:
+		return "ONNX Runtime", versionAfter(reported, "ONNX Runtime ")
+	case executor.PyTorch, executor.TorchScript:
+		return "PyTorch", versionAfter(reported, "torch ")
+	case executor.NumPy:
+		return "NumPy", versionAfter(reported, "numpy ")
+	case executor.TFJSCPU, executor.TFJSWasm:
+		return "TensorFlow.js", versionAfter(reported, "tfjs-core ")
 	}
 	return "", ""
+}
+
+// versionAfter returns the version that follows prefix in a framework
+// description, at its start or after ", ": versionAfter("numpy 1.24.2,
+// python 3.11.2, torch 1.13.0a0", "torch ") is "1.13.0a0"; "" when
+// prefix is not there.
+func versionAfter(reported, prefix string) string {
+	for part := range strings.SplitSeq(reported, ", ") {
+		if v, ok := strings.CutPrefix(part, prefix); ok {
+			if f := strings.Fields(v); len(f) > 0 {
+				return strings.TrimSuffix(f[0], ",")
+			}
+		}
+	}
+	return ""
 }
 
 // writeRepro writes a standalone reproducer of a new finding

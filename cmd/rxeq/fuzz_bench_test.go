@@ -7,7 +7,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rextio/rxeq/executor"
 	"github.com/rextio/rxeq/fuzz"
+	"github.com/rextio/rxeq/jsexport"
 )
 
 // BenchmarkFuzz measures `rxeq fuzz` throughput in programs per second,
@@ -60,5 +62,47 @@ func BenchmarkFuzz(b *testing.B) {
 	b.ReportMetric(rate(native), "native-programs/s")
 	b.ReportMetric(rate(own), "native-worker-per-program-programs/s")
 	b.ReportMetric(rate(native)/rate(base), "native/oracle+fallback")
+	b.ReportMetric(0, "ns/op")
+}
+
+// BenchmarkFuzzTFJS measures `rxeq fuzz` throughput with the TensorFlow.js
+// executors added: oracle+fallback alone, then with tfjs-cpu and
+// tfjs-wasm (one node process each for the whole session, every program
+// exported and sent in a prepare). Programs draw no NaN and no edge
+// values, so that the known discrepancies' reductions do not count.
+//
+//	go test ./cmd/rxeq -run '^$' -bench FuzzTFJS -benchtime 2x
+func BenchmarkFuzzTFJS(b *testing.B) {
+	dir := tfjsDir()
+	if err := jsexport.Available(executor.TFJSWasm, jsexport.ExecutorOptions{Dir: dir}); err != nil {
+		b.Skip(err)
+	}
+	const programs = 64
+	session := func(execs string) time.Duration {
+		b.Helper()
+		checker, err := buildChecker(execs, nativeSetup{timeout: defaultFuzzTimeout})
+		if err != nil {
+			b.Fatal(err)
+		}
+		gen := fuzz.Config{Exclude: fuzz.FeatNaN | fuzz.FeatEdges}
+		r := &fuzzRun{Campaign: fuzz.Campaign{Seed: 1000, Count: programs, Checker: checker, Dir: b.TempDir(),
+			Parallel: runtime.GOMAXPROCS(0), Config: gen}, execList: execs}
+		st, err := r.run(context.Background())
+		if err != nil {
+			b.Fatal(err)
+		}
+		if st.Programs != programs {
+			b.Fatalf("%d programs ran, want %d", st.Programs, programs)
+		}
+		return st.Elapsed
+	}
+	var base, tfjs time.Duration
+	for b.Loop() {
+		base += session("oracle,fallback")
+		tfjs += session("oracle,fallback,tfjs-cpu,tfjs-wasm")
+	}
+	rate := func(d time.Duration) float64 { return float64(programs*b.N) / d.Seconds() }
+	b.ReportMetric(rate(base), "oracle+fallback-programs/s")
+	b.ReportMetric(rate(tfjs), "tfjs-programs/s")
 	b.ReportMetric(0, "ns/op")
 }

@@ -22,7 +22,9 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/rextio/rxeq/internal/subproc"
 	"github.com/rextio/rxeq/isolate"
+	"github.com/rextio/rxeq/selftest"
 )
 
 // Exit codes.
@@ -38,8 +40,14 @@ func main() {
 
 // mainWithSignals runs the command with a context that SIGINT and SIGTERM
 // cancel, so that compilers, workers and executors it started are killed
-// (each in its own process group) instead of being orphaned.
+// (each in its own process group) instead of being orphaned. The process
+// is a child subreaper (on Linux): what an executor starts and leaves
+// behind, even in a session of its own, is re-parented to rxeq, and
+// whatever is still running below rxeq when the command returns is
+// killed.
 func mainWithSignals(args []string) int {
+	_ = subproc.BecomeSubreaper() // outside Linux: unsupported, and the group kill is all there is
+	defer subproc.KillDescendants()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	return runMain(ctx, args, os.Stdout, os.Stderr)
@@ -88,6 +96,8 @@ func commands() map[string]command {
 		"sweep":       cmdSweep,
 		// worker is hidden: rxeq starts it itself (run --isolate).
 		isolate.WorkerArg: cmdWorker,
+		// selftest-executor is hidden: rxeq selftest starts it itself.
+		selftest.HostileArg: cmdSelftestExecutor,
 	}
 }
 

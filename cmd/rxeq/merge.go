@@ -22,22 +22,23 @@ func cmdMerge(_ context.Context, args []string, stdout, stderr io.Writer) int {
 		fs.Usage()
 		return exitUsage
 	}
-	var shards []*reports.Report
+	// Each report is decoded case by case into the merged one: the
+	// merge holds the merged report, not the inputs besides.
+	var m reports.Merger
 	for _, name := range fs.Args() {
 		f, err := os.Open(name)
 		if err != nil {
 			fmt.Fprintf(stderr, "rxeq merge: %v\n", err)
 			return exitUsage
 		}
-		r, err := reports.ReadJSON(f)
+		err = m.ReadJSON(f)
 		f.Close()
 		if err != nil {
 			fmt.Fprintf(stderr, "rxeq merge: %s: %v\n", name, err)
 			return exitUsage
 		}
-		shards = append(shards, r)
 	}
-	merged, err := reports.Merge(shards...)
+	merged, err := m.Report()
 	if err != nil {
 		fmt.Fprintf(stderr, "rxeq merge: %v\n", err)
 		return exitUsage
@@ -80,7 +81,7 @@ func cmdMerge(_ context.Context, args []string, stdout, stderr io.Writer) int {
 			fail++
 		}
 	}
-	fmt.Fprintf(stdout, "%d reports, %d cases, locks %d/%d held\n", len(shards), len(merged.Cases), locksOK, len(merged.Locks))
+	fmt.Fprintf(stdout, "%d reports, %d cases, locks %d/%d held\n", fs.NArg(), len(merged.Cases), locksOK, len(merged.Locks))
 	if skip > 0 {
 		fmt.Fprintf(stdout, "%d passed, %d failed, %d skipped\n", pass, fail, skip)
 	} else {

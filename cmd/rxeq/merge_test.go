@@ -59,8 +59,8 @@ var _ = Describe("sharded CI", Label("e2e"), func() {
 		Expect(caseKeys(m)).To(Equal(caseKeys(all)))
 		Expect(caseOrder(m)).To(Equal(caseOrder(all)), "the unsharded run's order")
 		Expect(m.Locks).To(HaveLen(len(all.Locks)))
-		Expect(out).To(ContainSubstring("3 reports, 122 cases, locks 4/4 held"))
-		Expect(out).To(MatchRegexp(`(?m)^122 passed, 0 failed$`))
+		Expect(out).To(ContainSubstring("3 reports, 134 cases, locks 4/4 held"))
+		Expect(out).To(MatchRegexp(`(?m)^134 passed, 0 failed$`))
 		if xmllint, err := exec.LookPath("xmllint"); err == nil {
 			msg, err := exec.Command(xmllint, "--noout", "--schema", "../../reports/testdata/junit-10.xsd", junit).CombinedOutput()
 			Expect(err).NotTo(HaveOccurred(), "%s", msg)

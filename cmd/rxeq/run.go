@@ -19,6 +19,7 @@ import (
 	"github.com/rextio/rxeq/executor"
 	"github.com/rextio/rxeq/executor/builtin"
 	"github.com/rextio/rxeq/harness"
+	"github.com/rextio/rxeq/jsexport"
 	"github.com/rextio/rxeq/native"
 	"github.com/rextio/rxeq/program"
 	"github.com/rextio/rxeq/pyexport"
@@ -266,9 +267,11 @@ func (rf runFlags) options() (harness.Options, error) {
 }
 
 // reproFiles writes a repro.py (pyexport.Repro) for each generated-code
-// executor (pytorch, torchscript, numpy) whose case of group g failed,
-// errored or failed as the ledger expects (xfail: a known discrepancy's
-// reproducer is what goes upstream): repro_EXECUTOR.py, beside the case's .npy files.
+// executor (pytorch, torchscript, numpy), or a repro.js (jsexport.Repro)
+// for tfjs-cpu and tfjs-wasm, whose case of group g failed, errored or
+// failed as the ledger expects (xfail: a known discrepancy's reproducer
+// is what goes upstream): repro_EXECUTOR.py or repro_EXECUTOR.js, beside
+// the case's .npy files.
 func reproFiles(res *harness.Result, g harness.GroupTensors, files []*program.File) map[string][]byte {
 	var out map[string][]byte
 	for _, c := range res.Cases {
@@ -276,7 +279,8 @@ func reproFiles(res *harness.Result, g harness.GroupTensors, files []*program.Fi
 			(c.Status != harness.StatusFail && c.Status != harness.StatusError && c.Status != harness.StatusXFail) {
 			continue
 		}
-		if _, ok := pyexport.FormatOf(c.Executor); !ok {
+		_, py := pyexport.FormatOf(c.Executor)
+		if !py && !jsexport.IsExecutor(c.Executor) {
 			continue
 		}
 		i := slices.IndexFunc(files, func(f *program.File) bool { return f.ScenarioName() == c.Scenario })
@@ -291,14 +295,22 @@ func reproFiles(res *harness.Result, g harness.GroupTensors, files []*program.Fi
 		for _, t := range c.Tolerances {
 			o.RTol, o.ATol = max(o.RTol, t.RTol), max(o.ATol, t.ATol)
 		}
-		b, err := pyexport.Repro(p, o)
+		name := "repro_" + string(c.Executor) + ".py"
+		var b []byte
+		if py {
+			b, err = pyexport.Repro(p, o)
+		} else {
+			name = "repro_" + string(c.Executor) + ".js"
+			b, err = jsexport.Repro(p, jsexport.ReproOptions{Executor: c.Executor, Func: c.Function, Inputs: g.Inputs,
+				RTol: o.RTol, ATol: o.ATol, Source: o.Source, Version: o.Version})
+		}
 		if err != nil {
 			continue
 		}
 		if out == nil {
 			out = map[string][]byte{}
 		}
-		out["repro_"+string(c.Executor)+".py"] = b
+		out[name] = b
 	}
 	return out
 }

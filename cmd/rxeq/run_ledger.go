@@ -5,6 +5,7 @@ import (
 	"os"
 	"regexp"
 
+	"github.com/rextio/rxeq/executor"
 	"github.com/rextio/rxeq/fuzz"
 	"github.com/rextio/rxeq/harness"
 	"github.com/rextio/rxeq/ledger"
@@ -44,9 +45,15 @@ func applyLedger(res *harness.Result, files []*program.File, led *ledger.Ledger,
 			}
 		}
 	}
+	reported := map[executor.Name]string{} // what each executor said runs it
+	for _, p := range res.Preparations {
+		if p.Framework != "" {
+			reported[p.Executor] = p.Framework
+		}
+	}
 	for i := range res.Cases {
 		c := &res.Cases[i]
-		_, version := frameworkOf(c.Executor)
+		_, version := frameworkOf(c.Executor, reported[c.Executor])
 		switch c.Status {
 		case harness.StatusFail:
 			values := caseValues(c)
@@ -55,7 +62,7 @@ func applyLedger(res *harness.Result, files []*program.File, led *ledger.Ledger,
 				values, cat = invariance[c.Name()], fuzz.CatPosition
 			}
 			lc := ledger.Case{Executor: string(c.Executor), Version: version, Category: string(cat),
-				Ops: ops[c.Scenario], Values: values, Scenario: c.Scenario}
+				Ops: ops[c.Scenario], Values: values, Scenario: c.Scenario, Output: failedOutput(c)}
 			if e := led.Match(lc); e != nil {
 				c.Status = harness.StatusXFail
 				c.Message = "xfail: " + e.Text() + "\n" + c.Message
@@ -83,6 +90,23 @@ func applyLedger(res *harness.Result, files []*program.File, led *ledger.Ledger,
 
 // scenarioName is the scenario of f as the runner names its cases.
 func scenarioName(f *program.File) string { return f.ScenarioName() }
+
+// failedOutput is the name of a failed case's one failing output, or ""
+// when none or several fail (then only entries without an output matcher
+// match it).
+func failedOutput(c *harness.Case) string {
+	name := ""
+	for _, m := range c.Outputs {
+		if m.OK {
+			continue
+		}
+		if name != "" {
+			return ""
+		}
+		name = m.Name
+	}
+	return name
+}
 
 // caseValues is the value class of a failed case's listed mismatches.
 func caseValues(c *harness.Case) string {

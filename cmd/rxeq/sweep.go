@@ -111,7 +111,11 @@ func cmdSweep(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 			return exitFail
 		}
 		if res.Failure == nil {
-			fmt.Fprintf(stdout, "PASS %s/%s through %s: %d cases (%d seeds, %s)\n", f.ScenarioName(), name, e.Name(), res.Runs, opts.Seeds, edgeNote)
+			excused := ""
+			if res.Excused > 0 {
+				excused = fmt.Sprintf("; %d excused as float32 limits", res.Excused)
+			}
+			fmt.Fprintf(stdout, "PASS %s/%s through %s: %d cases (%d seeds, %s)%s\n", f.ScenarioName(), name, e.Name(), res.Runs, opts.Seeds, edgeNote, excused)
 			continue
 		}
 		fl := res.Failure

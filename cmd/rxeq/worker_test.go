@@ -13,13 +13,15 @@ import (
 	. "github.com/onsi/gomega"
 	"github.com/rextio/rxeq/executor"
 	"github.com/rextio/rxeq/executor/builtin"
+	"github.com/rextio/rxeq/selftest"
 )
 
-// TestMain lets the test binary be its own `rxeq worker`: `run --isolate`
+// TestMain lets the test binary be its own `rxeq worker` (and its own
+// `rxeq selftest-executor`, which `rxeq selftest` starts): `run --isolate`
 // starts os.Executable() with the argument "worker", which is this binary
 // under test, so the worker path is the command's real one.
 func TestMain(m *testing.M) {
-	if len(os.Args) > 1 && os.Args[1] == "worker" {
+	if len(os.Args) > 1 && (os.Args[1] == "worker" || os.Args[1] == selftest.HostileArg) {
 		os.Exit(runMain(context.Background(), os.Args[1:], os.Stdout, os.Stderr))
 	}
 	if len(os.Args) > 1 && os.Args[1] == asRxeq {

@@ -32,6 +32,7 @@ import (
 	"github.com/rextio/rxeq/external"
 	"github.com/rextio/rxeq/fallback"
 	"github.com/rextio/rxeq/isolate"
+	"github.com/rextio/rxeq/jsexport"
 	"github.com/rextio/rxeq/native"
 	"github.com/rextio/rxeq/native/runtime"
 	"github.com/rextio/rxeq/onnx/ort"
@@ -99,6 +100,13 @@ type Config struct {
 	// torchscript and numpy ("": pyexport.DefaultPython, Debian's
 	// /usr/bin/python3).
 	Python string
+	// Node is the node binary of the TensorFlow.js executors tfjs-cpu
+	// and tfjs-wasm ("": jsexport.DefaultNode, node on PATH).
+	Node string
+	// TFJSDir is the directory whose node_modules hold the TensorFlow.js
+	// packages ("": jsexport.DefaultDir(), where ci/setup.sh installs
+	// them).
+	TFJSDir string
 	// Version is rxeq's version, written into generated modules' headers.
 	Version string
 }
@@ -114,6 +122,8 @@ const (
 	EnvTorchRoot    = "RXEQ_TORCH_ROOT"
 	EnvORTLib       = "RXEQ_ORT_LIB"
 	EnvPython       = "RXEQ_PYTHON"
+	EnvNode         = "RXEQ_NODE"
+	EnvTFJSDir      = "RXEQ_TFJS_DIR"
 )
 
 // FromEnv returns c with every compiler and cache setting it leaves empty
@@ -121,7 +131,8 @@ const (
 // from $CXX, CacheDir from $RXEQ_CACHE, RuntimeCacheDir from
 // $RXEQ_RUNTIME_CACHE, ProgramCC from $RXEQ_PROGRAM_CC, ISA from
 // $RXEQ_NATIVE_ISA, TorchRoot from $RXEQ_TORCH_ROOT, ORTLib from
-// $RXEQ_ORT_LIB and Python from $RXEQ_PYTHON. It is the one
+// $RXEQ_ORT_LIB, Python from $RXEQ_PYTHON, Node from $RXEQ_NODE and
+// TFJSDir from $RXEQ_TFJS_DIR. It is the one
 // place the executors' environment is read; the rxeq command and the
 // runner's default executors (harness.Options with no Executors) apply it,
 // and a library user calls it to honour the same variables.
@@ -140,6 +151,8 @@ func (c Config) FromEnv(getenv func(string) string) Config {
 	fill(&c.TorchRoot, EnvTorchRoot)
 	fill(&c.ORTLib, EnvORTLib)
 	fill(&c.Python, EnvPython)
+	fill(&c.Node, EnvNode)
+	fill(&c.TFJSDir, EnvTFJSDir)
 	return c
 }
 
@@ -175,6 +188,8 @@ func registry() []entry {
 		{executor.PyTorch, generated(executor.PyTorch), availablePython(executor.PyTorch)},
 		{executor.TorchScript, generated(executor.TorchScript), availablePython(executor.TorchScript)},
 		{executor.NumPy, generated(executor.NumPy), availablePython(executor.NumPy)},
+		{executor.TFJSCPU, tfjs(executor.TFJSCPU), availableTFJS(executor.TFJSCPU)},
+		{executor.TFJSWasm, tfjs(executor.TFJSWasm), availableTFJS(executor.TFJSWasm)},
 	}
 }
 
@@ -212,6 +227,29 @@ func generated(name executor.Name) func(Config) executor.Executor {
 // interpreter (c.Python) is missing or lacks the framework.
 func availablePython(name executor.Name) func(Config) error {
 	return func(c Config) error { return pyexport.Available(name, c.Python) }
+}
+
+// tfjs builds a TensorFlow.js executor (tfjs-cpu, tfjs-wasm): the
+// program exported as a CommonJS module and run in a long-lived node
+// process over rxeq.executor/v1.
+func tfjs(name executor.Name) func(Config) executor.Executor {
+	return func(c Config) executor.Executor {
+		e, err := jsexport.NewExecutor(name, c.tfjsOptions())
+		if err != nil {
+			panic(err) // the names are jsexport's own: a bug
+		}
+		return e
+	}
+}
+
+func (c Config) tfjsOptions() jsexport.ExecutorOptions {
+	return jsexport.ExecutorOptions{Node: c.Node, Dir: c.TFJSDir, Timeout: c.CallTimeout, Version: c.Version}
+}
+
+// availableTFJS is why a TensorFlow.js executor cannot run: no node, or
+// the packages are not installed in c.TFJSDir (the text says how).
+func availableTFJS(name executor.Name) func(Config) error {
+	return func(c Config) error { return jsexport.Available(name, c.tfjsOptions()) }
 }
 
 // compiled builds the native or torch executor, in process or in workers.

@@ -112,7 +112,7 @@ var _ = Describe("Select", func() {
 	It("refuses an unknown name, a name given twice, and an external executor with a built-in name", func() {
 		_, err := builtin.Select([]executor.Name{"fallback", "tensorflow"}, builtin.Config{}, nil)
 		Expect(errors.Is(err, builtin.ErrUnknown)).To(BeTrue())
-		Expect(err).To(MatchError(`unknown executor "tensorflow" (want oracle, fallback, native, torch, onnxruntime, onnxruntime-noopt, pytorch, torchscript, numpy, or a name defined with --executor)`))
+		Expect(err).To(MatchError(`unknown executor "tensorflow" (want oracle, fallback, native, torch, onnxruntime, onnxruntime-noopt, pytorch, torchscript, numpy, tfjs-cpu, tfjs-wasm, or a name defined with --executor)`))
 		_, err = builtin.Select([]executor.Name{"fallback", "fallback"}, builtin.Config{}, nil)
 		Expect(err).To(MatchError(`executor "fallback" listed twice`))
 		_, err = builtin.Select(nil, builtin.Config{}, []external.Options{{Name: "native", Command: []string{"x"}}})
@@ -133,7 +133,8 @@ var _ = Describe("Config.FromEnv", func() {
 var _ = Describe("the registry", func() {
 	It("knows the built-in executors by their typed names", func() {
 		Expect(builtin.Names()).To(Equal([]executor.Name{executor.Oracle, executor.Fallback, executor.Native, executor.Torch,
-			executor.ONNXRuntime, executor.ONNXRuntimeNoOpt, executor.PyTorch, executor.TorchScript, executor.NumPy}))
+			executor.ONNXRuntime, executor.ONNXRuntimeNoOpt, executor.PyTorch, executor.TorchScript, executor.NumPy, executor.TFJSCPU, executor.TFJSWasm}))
+		Expect(builtin.DefaultNames()).NotTo(ContainElement(executor.TFJSCPU), "TensorFlow.js is named, not a default")
 		Expect(builtin.DefaultNames()).NotTo(ContainElement(executor.ONNXRuntime), "ONNX Runtime is named, not a default")
 		Expect(builtin.IsBuiltin("numpy")).To(BeTrue())
 		Expect(builtin.IsBuiltin("author-numpy")).To(BeFalse())

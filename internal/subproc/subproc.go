@@ -16,6 +16,8 @@ package subproc
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -75,7 +77,15 @@ type Process struct {
 	done   chan struct{} // closed once the process is reaped
 	state  *os.ProcessState
 	killed sync.Once
+	token  string // TokenEnv=VALUE, in the environment of the process and of what it starts
 }
+
+// TokenEnv is the environment variable that marks the processes started
+// on behalf of one Process: its value is random and different for each
+// Process, and what inherits it (everything the process starts, unless
+// it clears its environment) is killed with the process, even when it
+// has left the process group (setsid) and been re-parented.
+const TokenEnv = "RXEQ_SUPERVISED"
 
 // exitWait is how long a failed read or write waits for the process to
 // exit before it is taken for a protocol violation.
@@ -137,6 +147,8 @@ func Start(cfg Config) (*Process, error) {
 		p.cmd.Env = append(p.cmd.Env, "GOTRACEBACK=none")
 	}
 	p.cmd.Env = append(p.cmd.Env, cfg.Env...)
+	p.token = TokenEnv + "=" + newToken()
+	p.cmd.Env = append(p.cmd.Env, p.token) // last: it wins over an inherited one
 	p.cmd.Dir = cfg.Dir
 	p.cmd.Stdin, p.cmd.Stdout, p.cmd.Stderr = inR, outW, p.stderr
 	p.cmd.SysProcAttr = sysProcAttr()
@@ -156,14 +168,23 @@ func Start(cfg Config) (*Process, error) {
 		// The moment the leader exits, before it is reaped, its group is
 		// killed: whatever it started (and left running when it crashed,
 		// or started while it handled its last message) goes with it.
+		// So is every process started on its behalf that left the group.
 		if waitExited(p.cmd.Process.Pid) {
 			_ = killGroup(p.cmd.Process.Pid)
+			reap(killAll(leftBehind(p.cmd.Process.Pid, p.token))) // its zombie keeps its pid
 		}
 		_ = p.cmd.Wait()
 		p.state = p.cmd.ProcessState
 		close(p.done)
 	}()
 	return p, nil
+}
+
+// newToken returns 128 random bits in hex.
+func newToken() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:]) // never fails (crypto/rand)
+	return hex.EncodeToString(b[:])
 }
 
 // Stdin is the process's stdin, for the send funcs of Exchange.
@@ -331,14 +352,20 @@ func (p *Process) exit(e *executor.ProcessError) {
 // Kill kills the process group, closes the parent's pipe ends (unblocking
 // any reader or writer) and waits until the process is reaped. (On Linux
 // the group of a process that exits by itself is killed as it exits,
-// before it is reaped.)
+// before it is reaped.) On Linux it also kills, and reaps when they were
+// re-parented to this process (BecomeSubreaper), the processes started
+// on the process's behalf that left its group: its descendants, and
+// those whose environment holds its TokenEnv.
 func (p *Process) Kill() {
 	p.killed.Do(func() {
 		select {
 		case <-p.done: // reaped (its group killed then): its pid may be reused
+			reap(killAll(leftBehind(-1, p.token)))
 		default:
+			left := leftBehind(p.cmd.Process.Pid, p.token) // while its tree still hangs together
 			_ = killGroup(p.cmd.Process.Pid)
 			_ = p.cmd.Process.Kill()
+			reap(killAll(left))
 		}
 		p.stdin.Close()
 		p.stdout.Close()

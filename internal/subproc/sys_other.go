@@ -3,6 +3,7 @@
 package subproc
 
 import (
+	"errors"
 	"os"
 	"syscall"
 )
@@ -29,3 +30,26 @@ func unread(*os.File) int { return 0 }
 // guardProcAttr is sysProcAttr: without a parent-death signal, a Guard
 // kills its group only when it is sent SIGTERM.
 func guardProcAttr() *syscall.SysProcAttr { return sysProcAttr() }
+
+// BecomeSubreaper is unsupported outside Linux: it returns an error and
+// changes nothing.
+func BecomeSubreaper() error { return errors.ErrUnsupported }
+
+// KillDescendants does nothing outside Linux, where the process tree is
+// not read; what Kill kills (the process group) is all that is killed.
+func KillDescendants() {}
+
+// procInfo is not read outside Linux.
+type procInfo struct{}
+
+// leftBehind finds nothing outside Linux.
+func leftBehind(int, string) []procInfo { return nil }
+
+// killed is not used outside Linux.
+type killed struct{}
+
+// killAll does nothing outside Linux.
+func killAll([]procInfo) []killed { return nil }
+
+// reap does nothing outside Linux.
+func reap([]killed) {}

@@ -144,7 +144,7 @@ var _ = Describe("ONNX Runtime's known differences", Ordered, func() {
 		Expect([]int{add, plain}).To(Equal([]int{0, 0}), "batch 16")
 	})
 
-	It("at both levels: Tanh is up to 5 ULP from the correctly rounded value on [-10, 10) (rxeq allows 2)", func() {
+	It("at both levels: Tanh is up to 5 ULP from the correctly rounded value on [-10, 10) (rxeq holds ONNX Runtime to 1)", func() {
 		src := "package p\n\nfunc f(x [B]float32) (y [B]float32) {\n\ty = Tanh(x)\n\treturn\n}\n"
 		const n = 1 << 16
 		x := tensor.NewFloat32(n)

@@ -1,0 +1,156 @@
+package jsexport_test
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rextio/rxeq/executor"
+	"github.com/rextio/rxeq/harness"
+	"github.com/rextio/rxeq/jsexport"
+	"github.com/rextio/rxeq/program"
+	"github.com/rextio/rxeq/program/ir"
+	"github.com/rextio/rxeq/tensor"
+)
+
+// BenchmarkTFJS runs the reference scenario's functions through
+// tfjs-cpu and tfjs-wasm at B = 1, 16, 128 and 4096 and reports ns/row
+// through the executor (rxeq's side: framing, pipes, copies, checksums,
+// checks) and min-ns/call, its fastest call; tfjs-min-ns/call, the
+// fastest of the same calls measured inside node by a standalone script
+// (the exported function with its inputs as tensors already, its outputs
+// read with dataSync): the time TF.js itself spends; and overhead-%, how
+// much more the executor's fastest call costs than TF.js's. Fastest
+// calls, not means, because on a shared machine the means move with the
+// load by more than the overhead.
+//
+//	go test ./jsexport -run '^$' -bench TFJS -benchtime 200x
+func BenchmarkTFJS(b *testing.B) {
+	dir := tfjsDirB()
+	for _, name := range []executor.Name{executor.TFJSCPU, executor.TFJSWasm} {
+		if err := jsexport.Available(name, jsexport.ExecutorOptions{Dir: dir}); err != nil {
+			b.Skip(err)
+		}
+	}
+	src, err := os.ReadFile("../scenarios/reference.rx")
+	if err != nil {
+		b.Fatal(err)
+	}
+	f, err := program.Parse("scenarios/reference.rx", src)
+	if err != nil {
+		b.Fatal(err)
+	}
+	p, err := program.Lower(f)
+	if err != nil {
+		b.Fatal(err)
+	}
+	m, err := jsexport.Export(p, jsexport.Options{Source: "scenarios/reference.rx", Version: "bench"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, name := range []executor.Name{executor.TFJSCPU, executor.TFJSWasm} {
+		e, err := jsexport.NewExecutor(name, jsexport.ExecutorOptions{Dir: dir})
+		if err != nil {
+			b.Fatal(err)
+		}
+		pr, err := e.Prepare(context.Background(), f, p)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, fn := range f.Funcs {
+			for _, batch := range []int{1, 16, 128, 4096} {
+				b.Run(fmt.Sprintf("%s/%s/B=%d", name, fn.Name, batch), func(b *testing.B) {
+					in, err := harness.GenerateInputs(f, fn, batch, f.Seed, nil)
+					if err != nil {
+						b.Fatal(err)
+					}
+					fastest := time.Duration(math.MaxInt64)
+					for b.Loop() {
+						t0 := time.Now()
+						if _, err := pr.Run(context.Background(), fn.Name, in); err != nil {
+							b.Fatal(err)
+						}
+						fastest = min(fastest, time.Since(t0))
+					}
+					ns := float64(b.Elapsed().Nanoseconds()) / float64(b.N)
+					b.ReportMetric(ns/float64(batch), "ns/row")
+					b.ReportMetric(float64(fastest.Nanoseconds()), "min-ns/call")
+					inner := inNode(b, dir, name, string(m.Source), p.Func(fn.Name), in, max(b.N, 20))
+					b.ReportMetric(inner, "tfjs-min-ns/call")
+					b.ReportMetric(100*(float64(fastest.Nanoseconds())-inner)/inner, "overhead-%")
+					b.ReportMetric(0, "ns/op")
+				})
+			}
+		}
+		_ = pr.Close()
+		_ = e.Close()
+	}
+}
+
+func tfjsDirB() string {
+	if d := os.Getenv("RXEQ_TFJS_DIR"); d != "" {
+		return d
+	}
+	return jsexport.DefaultDir()
+}
+
+// inNode times n calls of fn inside node, after 20 to warm up, and
+// returns the fastest call's ns.
+func inNode(b *testing.B, dir string, name executor.Name, module string, fn *ir.Func, in map[string]*tensor.Tensor, n int) float64 {
+	b.Helper()
+	tmp := b.TempDir()
+	backend := `require('@tensorflow/tfjs-backend-cpu');
+const ready = tf.setBackend('cpu');`
+	if name == executor.TFJSWasm {
+		backend = `const wasm = require('@tensorflow/tfjs-backend-wasm');
+wasm.setWasmPaths(require('path').dirname(require.resolve('@tensorflow/tfjs-backend-wasm/package.json')) + '/dist/');
+wasm.setThreadsCount(1);
+const ready = tf.setBackend('wasm');`
+	}
+	script := fmt.Sprintf(`'use strict';
+const tf = require('@tensorflow/tfjs-core');
+%s
+const m = require('./m.js');
+ready.then(() => {
+  const args = [%s];
+  const once = () => {
+    const out = m.%s(...args);
+    for (const v of Object.values(out)) {
+      if (v instanceof tf.Tensor) { v.dataSync(); v.dispose(); }
+    }
+  };
+  for (let i = 0; i < 20; i++) once();
+  let fastest = Infinity;
+  for (let i = 0; i < %d; i++) {
+    const t0 = process.hrtime.bigint();
+    once();
+    fastest = Math.min(fastest, Number(process.hrtime.bigint() - t0));
+  }
+  process.stdout.write(String(fastest));
+});
+`, backend, jsInputs(fn, in), fn.Name, n)
+	for file, text := range map[string]string{"m.js": module, "main.js": script} {
+		if err := os.WriteFile(filepath.Join(tmp, file), []byte(text), 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	cmd := exec.Command("node", "main.js")
+	cmd.Dir = tmp
+	cmd.Env = append(os.Environ(), "NODE_PATH="+filepath.Join(dir, "node_modules"))
+	out, err := cmd.Output()
+	if err != nil {
+		b.Fatalf("node: %v", err)
+	}
+	v, err := strconv.ParseFloat(strings.TrimSpace(string(out)), 64)
+	if err != nil {
+		b.Fatalf("node printed %q", out)
+	}
+	return v
+}
