@@ -556,6 +556,10 @@ func (e *fnEmitter) compute(in *ir.Op) expr {
 		return call(name, args[0].text, fmt.Sprint(in.Axis))
 	case ir.Argmax:
 		x := call("tf.argMax", args[0].text, fmt.Sprint(in.Axis))
+		if in.KeepDims {
+			// tf.argMax has no keepDims: the axis comes back with size 1.
+			return call("tf.expandDims", x.text, fmt.Sprint(in.Axis))
+		}
 		if in.Dst.Type.Rank() == 0 {
 			// A class index used as an integer scalar: a BigInt.
 			return call("BigInt", x.text+".arraySync()")
