@@ -88,8 +88,8 @@ func f(x [B]float32, d int64) (y [B]float32) {
 		Expect(err).NotTo(HaveOccurred())
 		out, code := runRepro(script)
 		Expect(code).To(Equal(0), out)
-		Expect(out).To(ContainSubstring("expected error: f: CheckedRem: division by zero (3=3) at e.rx:4:5"))
-		Expect(strings.Count(out, "f: CheckedRem: division by zero (3=3) at e.rx:4:5")).To(Equal(2))
+		Expect(out).To(ContainSubstring("expected error: f: CheckedRem: division by zero (dividend=3) at e.rx:4:5"))
+		Expect(strings.Count(out, "f: CheckedRem: division by zero (dividend=3) at e.rx:4:5")).To(Equal(2))
 	})
 
 	It("refuses an executor it has no reproducer for", func() {

@@ -91,7 +91,7 @@ var _ = Describe("the entries of the framework executors", func() {
 			"torchscript":       {"maximum-signed-zero", "minimum-signed-zero", "relu-signed-zero", "max-reduce-signed-zero", "minmax-position", "sigmoid-position"},
 			"numpy":             {"maximum-signed-zero", "minimum-signed-zero", "max-reduce-signed-zero"},
 			"tfjs-cpu":          {"argmax-nan", "max-reduce-signed-zero"},
-			"tfjs-wasm":         {"argmax-nan", "max-reduce-signed-zero", "maximum-signed-zero", "minimum-signed-zero", "maximum-nan", "minimum-nan", "relu-nan"},
+			"tfjs-wasm":         {"argmax-nan", "max-reduce-signed-zero", "maximum-signed-zero", "minimum-signed-zero", "maximum-nan", "minimum-nan", "relu-nan", "sigmoid-accuracy", "tanh-accuracy", "sigmoid-underflow"},
 		}
 		for executor, ids := range want {
 			for _, id := range ids {
