@@ -42,6 +42,16 @@ const (
 	TorchScript Name = "torchscript"
 	// NumPy is the program exported as a NumPy module.
 	NumPy Name = "numpy"
+	// NativeAVX2, NativeSSE2 and NativeC are native with its kernels'
+	// instruction set capped at AVX2, SSE2 and plain C: variants of
+	// Native that must give its bits exactly (see Twin).
+	NativeAVX2 Name = "native-avx2"
+	NativeSSE2 Name = "native-sse2"
+	NativeC    Name = "native-c"
+	// NativeTiled is native running every batch above 64 rows of a
+	// row-separable function in tiles of 64 rows: a variant of Native that
+	// must give its bits exactly (see Twin).
+	NativeTiled Name = "native-tiled"
 )
 
 // Executor is one way of running a scoring program: the oracle, the

@@ -382,7 +382,8 @@ func (c *Checker) Check(ctx context.Context, src []byte) (*Report, error) {
 			// when an executor's outputs disagree at the plain tolerance.
 			var noise samples
 			probed := false
-			for i, e := range execs {
+			runs := make([]execResult, len(execs))
+			for i := range execs {
 				if preps[i] == nil {
 					continue
 				}
@@ -391,8 +392,21 @@ func (c *Checker) Check(ctx context.Context, src []byte) (*Report, error) {
 				if err := ctx.Err(); err != nil {
 					return nil, err
 				}
-				if errors.Is(gotErr, executor.ErrUnserved) {
-					continue // an external executor that does not serve fn: nothing to compare
+				runs[i] = execResult{ran: true, out: got, err: gotErr}
+			}
+			for i, e := range execs {
+				got, gotErr := runs[i].out, runs[i].err
+				if !runs[i].ran || errors.Is(gotErr, executor.ErrUnserved) {
+					continue // not prepared, or an external executor that does not serve fn: nothing to compare
+				}
+				if t := twinRun(execs, runs, i); t != nil {
+					// A variant that must give its twin's bits is held
+					// to them alone: the twin is compared with the
+					// reference already.
+					if ok, msg := compare.Bits(string(e.Name()), string(t.name), t.out, t.err, got, gotErr); !ok {
+						rep.Findings = append(rep.Findings, twinFinding(t, e.Name(), fn, batch, got, gotErr, msg))
+					}
+					continue
 				}
 				base := Finding{Reference: ref.Name(), Executor: e.Name(), Func: fn.Name, Batch: batch}
 				found := compareRun(base, fn, want, wantErr, got, gotErr, tols, classes)
@@ -451,6 +465,69 @@ func (c *Checker) Check(ctx context.Context, src []byte) (*Report, error) {
 		rep.Findings[i].Framework = rep.Frameworks[rep.Findings[i].Executor]
 	}
 	return rep, nil
+}
+
+// execResult is one executor's run of a function at a batch in Check.
+type execResult struct {
+	ran bool
+	out map[string]*tensor.Tensor
+	err error
+	// name is the executor's (set by twinRun).
+	name executor.Name
+}
+
+// twinRun returns the run of the executor that execs[i] must equal bit
+// for bit (executor.Twin), when that executor is in execs and ran this
+// function (and served it); nil otherwise.
+func twinRun(execs []executor.Executor, runs []execResult, i int) *execResult {
+	twin := executor.TwinOf(execs[i])
+	if twin == "" {
+		return nil
+	}
+	for j, e := range execs {
+		if j != i && e.Name() == twin && runs[j].ran && !errors.Is(runs[j].err, executor.ErrUnserved) {
+			t := runs[j]
+			t.name = twin
+			return &t
+		}
+	}
+	return nil
+}
+
+// twinFinding is the finding of a variant (executor name) whose run (got,
+// gotErr) differs from its twin's t, as compare.Bits described it (msg):
+// the twin is its Reference. A difference of outputs is a KindMismatch of
+// the first output that differs, one of errors (or of one failing alone)
+// a KindError.
+func twinFinding(t *execResult, name executor.Name, fn *program.Func, batch int, got map[string]*tensor.Tensor, gotErr error, msg string) Finding {
+	f := Finding{Reference: t.name, Executor: name, Func: fn.Name, Batch: batch, Detail: msg}
+	var pe *panicError
+	switch {
+	case errors.As(gotErr, &pe):
+		f.Kind, f.Detail = KindPanic, pe.Error()
+	case t.err != nil || gotErr != nil:
+		f.Kind = KindError
+		f.RefKind, f.GotKind = errorKind(t.err), errorKind(gotErr)
+		f.Crashed = crashed(t.err) || crashed(gotErr)
+		if t.err != nil {
+			f.RefError = t.err.Error()
+		}
+		if gotErr != nil {
+			f.GotError = gotErr.Error()
+		}
+	default:
+		f.Kind = KindMismatch
+		for _, r := range fn.Results {
+			if compare.BitDiff(got[r.Name], t.out[r.Name]) != "" {
+				f.Output = r.Name
+				if g := got[r.Name]; g != nil {
+					f.Shape = shapeClass(g.Shape)
+				}
+				break
+			}
+		}
+	}
+	return f
 }
 
 // noiseOracle stands for one noise run (an oracle run rounding to
