@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/rextio/rxeq/compare"
@@ -226,6 +227,47 @@ type Checker struct {
 	// itself for position and batch invariance (CheckInvariance) when the
 	// program raised no other finding.
 	Invariance bool
+	// RotateTwins runs, of the executors that must give the bits of
+	// another executor in Executors (executor.Twin: native-avx2,
+	// native-sse2, native-c and native-tiled with native), one per
+	// program, in turn by the program's //rx:seed, so that a campaign
+	// covers every variant at the cost of one. Without it every program
+	// runs through all of them.
+	RotateTwins bool
+}
+
+// executorsFor returns the executors of c that check a program whose
+// //rx:seed is seed: all of execs, or with RotateTwins one of the
+// variants whose twin is in execs (executor.Twin) and the others.
+func (c *Checker) executorsFor(execs []executor.Executor, seed uint64) []executor.Executor {
+	runs := c.runsFor(execs, seed)
+	var out []executor.Executor
+	for i, e := range execs {
+		if runs[i] {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// runsFor says which of execs check a program whose //rx:seed is seed
+// (executorsFor).
+func (c *Checker) runsFor(execs []executor.Executor, seed uint64) []bool {
+	runs := make([]bool, len(execs))
+	var variants []int
+	for i, e := range execs {
+		runs[i] = true
+		if t := executor.TwinOf(e); c.RotateTwins && t != "" && slices.ContainsFunc(execs, func(o executor.Executor) bool { return o.Name() == t }) {
+			variants = append(variants, i)
+		}
+	}
+	if len(variants) < 2 {
+		return runs
+	}
+	for k, i := range variants {
+		runs[i] = uint64(k) == seed%uint64(len(variants))
+	}
+	return runs
 }
 
 // Check compares the oracle with the fallback interpreter on src (see
@@ -330,6 +372,7 @@ func (c *Checker) Check(ctx context.Context, src []byte) (*Report, error) {
 	if f.HasSeed {
 		seed = f.Seed
 	}
+	execs = c.executorsFor(execs, seed)
 
 	rep := &Report{}
 	refPrep, err := executor.SafePrepare(ctx, ref, f, p)
@@ -437,9 +480,12 @@ func (c *Checker) Check(ctx context.Context, src []byte) (*Report, error) {
 			}
 		}
 	}
+	// A variant whose twin ran is checked against the twin's bits alone:
+	// the twin's own invariance and variants cover the program.
+	selfExecs, selfPreps := withoutTwins(execs, preps)
 	if c.Invariance && rep.OK() {
-		all := append([]executor.Executor{ref}, execs...)
-		allPreps := append([]executor.Prepared{refPrep}, preps...)
+		all := append([]executor.Executor{ref}, selfExecs...)
+		allPreps := append([]executor.Prepared{refPrep}, selfPreps...)
 		found, runs, err := c.checkInvariance(ctx, f, p, all, allPreps, batches, seed)
 		rep.Runs += runs
 		if err != nil {
@@ -452,8 +498,8 @@ func (c *Checker) Check(ctx context.Context, src []byte) (*Report, error) {
 		if err != nil {
 			return nil, err
 		}
-		all := append([]executor.Executor{ref}, execs...)
-		allPreps := append([]executor.Prepared{refPrep}, preps...)
+		all := append([]executor.Executor{ref}, selfExecs...)
+		allPreps := append([]executor.Prepared{refPrep}, selfPreps...)
 		found, runs, err := c.checkVariants(ctx, f, all, allPreps, vs, batches, seed)
 		rep.Runs += runs
 		if err != nil {
@@ -465,6 +511,22 @@ func (c *Checker) Check(ctx context.Context, src []byte) (*Report, error) {
 		rep.Findings[i].Framework = rep.Frameworks[rep.Findings[i].Executor]
 	}
 	return rep, nil
+}
+
+// withoutTwins returns execs and their preps without the variants whose
+// twin is among execs and prepared (executor.Twin).
+func withoutTwins(execs []executor.Executor, preps []executor.Prepared) ([]executor.Executor, []executor.Prepared) {
+	var es []executor.Executor
+	var ps []executor.Prepared
+	for i, e := range execs {
+		t := executor.TwinOf(e)
+		j := slices.IndexFunc(execs, func(o executor.Executor) bool { return t != "" && o.Name() == t })
+		if j >= 0 && preps[j] != nil {
+			continue
+		}
+		es, ps = append(es, e), append(ps, preps[i])
+	}
+	return es, ps
 }
 
 // execResult is one executor's run of a function at a batch in Check.
@@ -673,15 +735,19 @@ func safeRun(ctx context.Context, p executor.Prepared, fn string, inputs map[str
 // program itself.
 func (c *Checker) Prebuild(ctx context.Context, srcs [][]byte) error {
 	var pbs []executor.Prebuilder
-	for _, e := range c.Executors {
+	var pbIdx []int // the index of each of pbs in c.Executors
+	for i, e := range c.Executors {
 		if pb, ok := e.(executor.Prebuilder); ok {
 			pbs = append(pbs, pb)
+			pbIdx = append(pbIdx, i)
 		}
 	}
 	if len(pbs) == 0 {
 		return nil
 	}
 	var ps []*ir.Program
+	var seeds []uint64 // the //rx:seed of each of ps's programs (of the original, for a variant)
+	seed := uint64(harness.DefaultScenarioSeed)
 	// The names are Check's and checkVariants': a program's file name is
 	// part of its IR, so of what is built.
 	lower := func(name string, src []byte) (*program.File, bool) {
@@ -693,17 +759,19 @@ func (c *Checker) Prebuild(ctx context.Context, srcs [][]byte) error {
 		if err != nil {
 			return nil, false
 		}
-		ps = append(ps, p)
+		if name == "fuzz.rx" {
+			seed = uint64(harness.DefaultScenarioSeed)
+			if f.HasSeed {
+				seed = f.Seed
+			}
+		}
+		ps, seeds = append(ps, p), append(seeds, seed)
 		return f, true
 	}
 	for _, src := range srcs {
-		f, ok := lower("fuzz.rx", src)
+		_, ok := lower("fuzz.rx", src)
 		if !ok || c.Metamorphic <= 0 {
 			continue
-		}
-		seed := uint64(harness.DefaultScenarioSeed)
-		if f.HasSeed {
-			seed = f.Seed
 		}
 		vs, err := Variants(src, seed, c.Metamorphic)
 		if err != nil {
@@ -714,8 +782,17 @@ func (c *Checker) Prebuild(ctx context.Context, srcs [][]byte) error {
 		}
 	}
 	var first error
-	for _, pb := range pbs {
-		if err := pb.Prebuild(ctx, ps); err != nil && first == nil {
+	for i, pb := range pbs {
+		var mine []*ir.Program
+		for j, p := range ps {
+			if c.runsFor(c.Executors, seeds[j])[pbIdx[i]] {
+				mine = append(mine, p)
+			}
+		}
+		if len(mine) == 0 {
+			continue
+		}
+		if err := pb.Prebuild(ctx, mine); err != nil && first == nil {
 			first = err
 		}
 	}

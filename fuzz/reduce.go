@@ -295,6 +295,7 @@ func (c *Checker) only(name, ref executor.Name) *Checker {
 		}
 	}
 	d := *c
+	d.RotateTwins = false // a candidate keeps the variant that failed, whatever its seed
 	if len(keep) > 0 {
 		d.Executors = keep
 	}

@@ -2,6 +2,7 @@ package fuzz_test
 
 import (
 	"context"
+	"fmt"
 	"math"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -124,5 +125,24 @@ func g(x [B][4]float32) (y [B][4]float32) {
 		again, err := c.Check(ctx, small)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(again.Has(rep.Findings[0].Signature())).To(BeTrue())
+	})
+
+	It("runs one variant per program in turn with RotateTwins, and every variant without it", func() {
+		var a, b int
+		execs := []executor.Executor{skewed{name: "base"}, ulpVariant{name: "va", twin: "base", runs: &a}, ulpVariant{name: "vb", twin: "base", runs: &b}}
+		for _, rotate := range []bool{true, false} {
+			a, b = 0, 0
+			c := &fuzz.Checker{Executors: execs, RotateTwins: rotate, NoiseRuns: -1}
+			for seed := range 4 {
+				rep, err := c.Check(ctx, []byte(fmt.Sprintf("//rx:seed %d\n%s", seed, src)))
+				Expect(err).NotTo(HaveOccurred())
+				Expect(rep.OK()).To(BeTrue())
+			}
+			if rotate {
+				Expect([]int{a, b}).To(Equal([]int{4, 4}), "two programs each, at two batches")
+			} else {
+				Expect([]int{a, b}).To(Equal([]int{8, 8}))
+			}
+		}
 	})
 })
