@@ -2,7 +2,10 @@
 # The README's main job: run the built-in catalog through every built-in
 # executor (the oracle, the fallback interpreter, the forced-native backend,
 # torch, the same C over libtorch's ATen kernels, and ONNX Runtime with and
-# without its graph optimizations), with the source locks, and write the
+# without its graph optimizations), native at every instruction set below
+# the widest and in row tiles of 64 (native-avx2, native-sse2, native-c,
+# native-tiled: compared bit for bit with native), with the source locks,
+# and write the
 # JSON and JUnit reports (validated against the JUnit schema); then the
 # reference scenario through the Python executor examples too. setup.sh
 # installs libtorch-dev and the ONNX Runtime library, so torch and the
@@ -15,7 +18,7 @@ source ci/setup.sh
 out=${1:-rxeq-out}
 mkdir -p "$out"
 go build -o "$out/rxeq" ./cmd/rxeq
-"$out/rxeq" run --backend oracle,fallback,native,torch,onnxruntime,onnxruntime-noopt --json "$out/report.json" --junit "$out/junit.xml"
+"$out/rxeq" run --backend oracle,fallback,native,torch,onnxruntime,onnxruntime-noopt,native-avx2,native-sse2,native-c,native-tiled --json "$out/report.json" --junit "$out/junit.xml"
 xmllint --noout --schema reports/testdata/junit-10.xsd "$out/junit.xml"
 # The comparison must be able to fail: deliberately wrong executors, each
 # of which has to be reported, then a canary for every rule of the

@@ -176,3 +176,25 @@ func CloseAll(execs []Executor) {
 		_ = Close(e)
 	}
 }
+
+// Twin is implemented by an executor that is a variant of another one and
+// must compute exactly its bits: the same outputs bit for bit (a NaN
+// matches any NaN) and the same errors (native-avx2 and native, which run
+// the same C over kernels of another instruction set). The runner and the
+// fuzzer compare such an executor with its twin whenever both ran, and
+// report any difference as a mismatch naming both; a variant whose twin
+// did not run is compared with the reference like any executor.
+type Twin interface {
+	// TwinOf names the executor whose bits this one must give; "" for
+	// none.
+	TwinOf() Name
+}
+
+// TwinOf returns the executor e must agree with bit for bit (Twin), or ""
+// when e has none.
+func TwinOf(e Executor) Name {
+	if t, ok := e.(Twin); ok {
+		return t.TwinOf()
+	}
+	return ""
+}

@@ -48,6 +48,16 @@ const (
 	// TFJSWasm is the same module run by TF.js's wasm backend (XNNPACK
 	// compiled to WebAssembly) on one thread.
 	TFJSWasm Name = "tfjs-wasm"
+	// NativeAVX2, NativeSSE2 and NativeC are native with its kernels'
+	// instruction set capped at AVX2, SSE2 and plain C: variants of
+	// Native that must give its bits exactly (see Twin).
+	NativeAVX2 Name = "native-avx2"
+	NativeSSE2 Name = "native-sse2"
+	NativeC    Name = "native-c"
+	// NativeTiled is native running every batch above 64 rows of a
+	// row-separable function in tiles of 64 rows: a variant of Native that
+	// must give its bits exactly (see Twin).
+	NativeTiled Name = "native-tiled"
 )
 
 // Executor is one way of running a scoring program: the oracle, the

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/rextio/rxeq/compare"
@@ -226,6 +227,47 @@ type Checker struct {
 	// itself for position and batch invariance (CheckInvariance) when the
 	// program raised no other finding.
 	Invariance bool
+	// RotateTwins runs, of the executors that must give the bits of
+	// another executor in Executors (executor.Twin: native-avx2,
+	// native-sse2, native-c and native-tiled with native), one per
+	// program, in turn by the program's //rx:seed, so that a campaign
+	// covers every variant at the cost of one. Without it every program
+	// runs through all of them.
+	RotateTwins bool
+}
+
+// executorsFor returns the executors of c that check a program whose
+// //rx:seed is seed: all of execs, or with RotateTwins one of the
+// variants whose twin is in execs (executor.Twin) and the others.
+func (c *Checker) executorsFor(execs []executor.Executor, seed uint64) []executor.Executor {
+	runs := c.runsFor(execs, seed)
+	var out []executor.Executor
+	for i, e := range execs {
+		if runs[i] {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// runsFor says which of execs check a program whose //rx:seed is seed
+// (executorsFor).
+func (c *Checker) runsFor(execs []executor.Executor, seed uint64) []bool {
+	runs := make([]bool, len(execs))
+	var variants []int
+	for i, e := range execs {
+		runs[i] = true
+		if t := executor.TwinOf(e); c.RotateTwins && t != "" && slices.ContainsFunc(execs, func(o executor.Executor) bool { return o.Name() == t }) {
+			variants = append(variants, i)
+		}
+	}
+	if len(variants) < 2 {
+		return runs
+	}
+	for k, i := range variants {
+		runs[i] = uint64(k) == seed%uint64(len(variants))
+	}
+	return runs
 }
 
 // Check compares the oracle with the fallback interpreter on src (see
@@ -330,6 +372,7 @@ func (c *Checker) Check(ctx context.Context, src []byte) (*Report, error) {
 	if f.HasSeed {
 		seed = f.Seed
 	}
+	execs = c.executorsFor(execs, seed)
 
 	rep := &Report{}
 	refPrep, err := executor.SafePrepare(ctx, ref, f, p)
@@ -381,7 +424,8 @@ func (c *Checker) Check(ctx context.Context, src []byte) (*Report, error) {
 			// when an executor's outputs disagree at the plain tolerance.
 			var noise samples
 			probed := false
-			for i, e := range execs {
+			runs := make([]execResult, len(execs))
+			for i := range execs {
 				if preps[i] == nil {
 					continue
 				}
@@ -390,8 +434,21 @@ func (c *Checker) Check(ctx context.Context, src []byte) (*Report, error) {
 				if err := ctx.Err(); err != nil {
 					return nil, err
 				}
-				if errors.Is(gotErr, executor.ErrUnserved) {
-					continue // an external executor that does not serve fn: nothing to compare
+				runs[i] = execResult{ran: true, out: got, err: gotErr}
+			}
+			for i, e := range execs {
+				got, gotErr := runs[i].out, runs[i].err
+				if !runs[i].ran || errors.Is(gotErr, executor.ErrUnserved) {
+					continue // not prepared, or an external executor that does not serve fn: nothing to compare
+				}
+				if t := twinRun(execs, runs, i); t != nil {
+					// A variant that must give its twin's bits is held
+					// to them alone: the twin is compared with the
+					// reference already.
+					if ok, msg := compare.Bits(string(e.Name()), string(t.name), t.out, t.err, got, gotErr); !ok {
+						rep.Findings = append(rep.Findings, twinFinding(t, e.Name(), fn, batch, got, gotErr, msg))
+					}
+					continue
 				}
 				base := Finding{Reference: ref.Name(), Executor: e.Name(), Func: fn.Name, Batch: batch}
 				tols := compare.TolerancesFor(f, fn, tol, string(e.Name()))
@@ -423,9 +480,12 @@ func (c *Checker) Check(ctx context.Context, src []byte) (*Report, error) {
 			}
 		}
 	}
+	// A variant whose twin ran is checked against the twin's bits alone:
+	// the twin's own invariance and variants cover the program.
+	selfExecs, selfPreps := withoutTwins(execs, preps)
 	if c.Invariance && rep.OK() {
-		all := append([]executor.Executor{ref}, execs...)
-		allPreps := append([]executor.Prepared{refPrep}, preps...)
+		all := append([]executor.Executor{ref}, selfExecs...)
+		allPreps := append([]executor.Prepared{refPrep}, selfPreps...)
 		found, runs, err := c.checkInvariance(ctx, f, p, all, allPreps, batches, seed)
 		rep.Runs += runs
 		if err != nil {
@@ -438,8 +498,8 @@ func (c *Checker) Check(ctx context.Context, src []byte) (*Report, error) {
 		if err != nil {
 			return nil, err
 		}
-		all := append([]executor.Executor{ref}, execs...)
-		allPreps := append([]executor.Prepared{refPrep}, preps...)
+		all := append([]executor.Executor{ref}, selfExecs...)
+		allPreps := append([]executor.Prepared{refPrep}, selfPreps...)
 		found, runs, err := c.checkVariants(ctx, f, all, allPreps, vs, batches, seed)
 		rep.Runs += runs
 		if err != nil {
@@ -451,6 +511,85 @@ func (c *Checker) Check(ctx context.Context, src []byte) (*Report, error) {
 		rep.Findings[i].Framework = rep.Frameworks[rep.Findings[i].Executor]
 	}
 	return rep, nil
+}
+
+// withoutTwins returns execs and their preps without the variants whose
+// twin is among execs and prepared (executor.Twin).
+func withoutTwins(execs []executor.Executor, preps []executor.Prepared) ([]executor.Executor, []executor.Prepared) {
+	var es []executor.Executor
+	var ps []executor.Prepared
+	for i, e := range execs {
+		t := executor.TwinOf(e)
+		j := slices.IndexFunc(execs, func(o executor.Executor) bool { return t != "" && o.Name() == t })
+		if j >= 0 && preps[j] != nil {
+			continue
+		}
+		es, ps = append(es, e), append(ps, preps[i])
+	}
+	return es, ps
+}
+
+// execResult is one executor's run of a function at a batch in Check.
+type execResult struct {
+	ran bool
+	out map[string]*tensor.Tensor
+	err error
+	// name is the executor's (set by twinRun).
+	name executor.Name
+}
+
+// twinRun returns the run of the executor that execs[i] must equal bit
+// for bit (executor.Twin), when that executor is in execs and ran this
+// function (and served it); nil otherwise.
+func twinRun(execs []executor.Executor, runs []execResult, i int) *execResult {
+	twin := executor.TwinOf(execs[i])
+	if twin == "" {
+		return nil
+	}
+	for j, e := range execs {
+		if j != i && e.Name() == twin && runs[j].ran && !errors.Is(runs[j].err, executor.ErrUnserved) {
+			t := runs[j]
+			t.name = twin
+			return &t
+		}
+	}
+	return nil
+}
+
+// twinFinding is the finding of a variant (executor name) whose run (got,
+// gotErr) differs from its twin's t, as compare.Bits described it (msg):
+// the twin is its Reference. A difference of outputs is a KindMismatch of
+// the first output that differs, one of errors (or of one failing alone)
+// a KindError.
+func twinFinding(t *execResult, name executor.Name, fn *program.Func, batch int, got map[string]*tensor.Tensor, gotErr error, msg string) Finding {
+	f := Finding{Reference: t.name, Executor: name, Func: fn.Name, Batch: batch, Detail: msg}
+	var pe *panicError
+	switch {
+	case errors.As(gotErr, &pe):
+		f.Kind, f.Detail = KindPanic, pe.Error()
+	case t.err != nil || gotErr != nil:
+		f.Kind = KindError
+		f.RefKind, f.GotKind = errorKind(t.err), errorKind(gotErr)
+		f.Crashed = crashed(t.err) || crashed(gotErr)
+		if t.err != nil {
+			f.RefError = t.err.Error()
+		}
+		if gotErr != nil {
+			f.GotError = gotErr.Error()
+		}
+	default:
+		f.Kind = KindMismatch
+		for _, r := range fn.Results {
+			if compare.BitDiff(got[r.Name], t.out[r.Name]) != "" {
+				f.Output = r.Name
+				if g := got[r.Name]; g != nil {
+					f.Shape = shapeClass(g.Shape)
+				}
+				break
+			}
+		}
+	}
+	return f
 }
 
 // noiseOracle stands for one noise run (an oracle run rounding to
@@ -596,15 +735,19 @@ func safeRun(ctx context.Context, p executor.Prepared, fn string, inputs map[str
 // program itself.
 func (c *Checker) Prebuild(ctx context.Context, srcs [][]byte) error {
 	var pbs []executor.Prebuilder
-	for _, e := range c.Executors {
+	var pbIdx []int // the index of each of pbs in c.Executors
+	for i, e := range c.Executors {
 		if pb, ok := e.(executor.Prebuilder); ok {
 			pbs = append(pbs, pb)
+			pbIdx = append(pbIdx, i)
 		}
 	}
 	if len(pbs) == 0 {
 		return nil
 	}
 	var ps []*ir.Program
+	var seeds []uint64 // the //rx:seed of each of ps's programs (of the original, for a variant)
+	seed := uint64(harness.DefaultScenarioSeed)
 	// The names are Check's and checkVariants': a program's file name is
 	// part of its IR, so of what is built.
 	lower := func(name string, src []byte) (*program.File, bool) {
@@ -616,17 +759,19 @@ func (c *Checker) Prebuild(ctx context.Context, srcs [][]byte) error {
 		if err != nil {
 			return nil, false
 		}
-		ps = append(ps, p)
+		if name == "fuzz.rx" {
+			seed = uint64(harness.DefaultScenarioSeed)
+			if f.HasSeed {
+				seed = f.Seed
+			}
+		}
+		ps, seeds = append(ps, p), append(seeds, seed)
 		return f, true
 	}
 	for _, src := range srcs {
-		f, ok := lower("fuzz.rx", src)
+		_, ok := lower("fuzz.rx", src)
 		if !ok || c.Metamorphic <= 0 {
 			continue
-		}
-		seed := uint64(harness.DefaultScenarioSeed)
-		if f.HasSeed {
-			seed = f.Seed
 		}
 		vs, err := Variants(src, seed, c.Metamorphic)
 		if err != nil {
@@ -637,8 +782,17 @@ func (c *Checker) Prebuild(ctx context.Context, srcs [][]byte) error {
 		}
 	}
 	var first error
-	for _, pb := range pbs {
-		if err := pb.Prebuild(ctx, ps); err != nil && first == nil {
+	for i, pb := range pbs {
+		var mine []*ir.Program
+		for j, p := range ps {
+			if c.runsFor(c.Executors, seeds[j])[pbIdx[i]] {
+				mine = append(mine, p)
+			}
+		}
+		if len(mine) == 0 {
+			continue
+		}
+		if err := pb.Prebuild(ctx, mine); err != nil && first == nil {
 			first = err
 		}
 	}

@@ -64,7 +64,11 @@ func Generate(seed uint64, cfg Config) Program {
 	return Program{Source: render(hdr.String(), file), Seed: seed, Config: cfg, Features: feat}
 }
 
-var batchLists = []string{"1 3 8", "1 3", "1 8", "3", "1 2 5", "2 7", "1 9 17", "33"}
+// batchLists are the //rx:batches a program draws from. "33 97": 97 rows
+// run in tiles of 64 through native-tiled (and a ragged tile of 33), so
+// the tiled path meets every row-separable shape the generator writes,
+// and the cases that must not be tiled (ops along axis 0) too.
+var batchLists = []string{"1 3 8", "1 3", "1 8", "3", "1 2 5", "2 7", "1 9 17", "33 97"}
 
 // render prints header lines, then the file (which must carry no
 // comments). go/printer's output is gofmt's format (a test checks that

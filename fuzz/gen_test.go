@@ -63,7 +63,7 @@ var _ = Describe("Generate", func() {
 			Expect(f.HasSeed).To(BeTrue())
 			Expect(f.Batches).NotTo(BeEmpty())
 			for _, b := range f.Batches {
-				Expect(b).To(BeNumerically("<=", 33))
+				Expect(b).To(BeNumerically("<=", 97)) // 97: tiles of 64 through native-tiled
 			}
 			for _, fn := range f.Funcs {
 				Expect(fn.Syms).To(Or(BeEmpty(), Equal([]string{"B"})))

@@ -255,7 +255,7 @@ func compact(src []byte) []byte {
 // built together ahead of their checks (see Checker.Prebuild).
 func (r Reducer) ReduceFinding(ctx context.Context, src []byte, f Finding, c *Checker) ([]byte, ReduceStats, error) {
 	sig := f.Signature()
-	only := c.only(f.Executor)
+	only := c.only(f.Executor, f.Reference)
 	if f.Kind != KindMetamorphic {
 		// Only a metamorphic finding comes from the variants: without
 		// them a candidate fails the same way, and costs half the builds.
@@ -279,7 +279,7 @@ func (r Reducer) ReduceFinding(ctx context.Context, src []byte, f Finding, c *Ch
 // unchanged when small no longer shows it (a reduction stopped by its
 // budget still fails; a flaky finding may not).
 func Reclassify(ctx context.Context, small []byte, f Finding, c *Checker) Finding {
-	only := c.only(f.Executor)
+	only := c.only(f.Executor, f.Reference)
 	if f.Kind != KindMetamorphic {
 		only.Metamorphic = 0
 	}
@@ -315,19 +315,32 @@ func ReduceChecker(f Finding, pooled, own *Checker) *Checker {
 }
 
 // only returns a copy of c whose executors are those named name, or all
-// of c's when none is (a finding of the reference).
-func (c *Checker) only(name executor.Name) *Checker {
+// of c's when none is (a finding of the reference). When ref, the
+// finding's reference, is one of c's executors too (the twin that a
+// variant must equal bit for bit, executor.Twin), it is kept as well.
+func (c *Checker) only(name, ref executor.Name) *Checker {
 	var keep []executor.Executor
 	for _, e := range c.Executors {
-		if e.Name() == name {
+		if e.Name() == name || (e.Name() == ref && executor.TwinOf(c.executorNamed(name)) == ref) {
 			keep = append(keep, e)
 		}
 	}
 	d := *c
+	d.RotateTwins = false // a candidate keeps the variant that failed, whatever its seed
 	if len(keep) > 0 {
 		d.Executors = keep
 	}
 	return &d
+}
+
+// executorNamed returns c's executor named name, or nil.
+func (c *Checker) executorNamed(name executor.Name) executor.Executor {
+	for _, e := range c.Executors {
+		if e.Name() == name {
+			return e
+		}
+	}
+	return nil
 }
 
 // CountStmts counts the statements of every function body of src, nested

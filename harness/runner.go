@@ -355,9 +355,36 @@ func (r *runner) seed(f *program.File) uint64 {
 
 // needed reports whether executor ei must run at all: the reference always,
 // the others when their cases are reported (so with Backends = native only,
-// no ULP metrics against the fallback are taken).
+// no ULP metrics against the fallback are taken) or when a reported
+// executor must equal their bits (executor.Twin: native for native-avx2).
 func (r *runner) needed(ei int) bool {
-	return ei == 0 || r.report[ei]
+	if ei == 0 || r.report[ei] {
+		return true
+	}
+	for i, e := range r.execs {
+		if r.report[i] && executor.TwinOf(e) == r.execs[ei].Name() {
+			return true
+		}
+	}
+	return false
+}
+
+// judgeTwin holds case c, the run of executor ei, against the run of the
+// executor it must equal bit for bit (executor.Twin), when that one ran in
+// the group too: any difference of outputs or errors fails the case, with
+// a message naming both executors before what the oracle said.
+func (r *runner) judgeTwin(c *Case, ei int, runs []*execRun) {
+	twin := executor.TwinOf(r.execs[ei])
+	ti := slices.IndexFunc(r.execs, func(e executor.Executor) bool { return e.Name() == twin })
+	if twin == "" || ti <= 0 || runs[ti] == nil || !runs[ti].finished || runs[ei] == nil || errors.Is(runs[ti].err, executor.ErrUnserved) {
+		return
+	}
+	c.Twin = twin
+	run, tr := runs[ei], runs[ti]
+	if ok, msg := compare.Bits(string(c.Executor), string(twin), tr.out.Outputs, tr.err, run.out.Outputs, run.err); !ok {
+		c.Status = StatusFail
+		c.Message = joinLines(msg, c.Message)
+	}
 }
 
 // prepareAll prepares, for every scenario with a group in this run, every
@@ -627,6 +654,9 @@ func (r *runner) runGroup(ctx context.Context, g *group) {
 					c.ULP[i].Against = string(r.ulpBase())
 				}
 			}
+		}
+		if ei != 0 && refStatus == "" {
+			r.judgeTwin(c, ei, runs)
 		}
 		if refStatus != "" {
 			c.Status, c.Message = refStatus, refMsg

@@ -30,7 +30,7 @@ var _ = Describe("The built-in catalog", func() {
 		Expect(err).NotTo(HaveOccurred())
 		// 23 groups: edge 3 functions × 3 batches, error 1 × 2, reference
 		// 3 × 3, rounds 1 × 3.
-		Expect(res.Cases).To(HaveLen(134))
+		Expect(res.Cases).To(HaveLen(194)) // and row-tiles 10 × 3
 		for _, c := range res.Cases {
 			Expect(c.Status).To(Equal(harness.StatusPass), c.Name()+": "+c.Message)
 		}
@@ -41,7 +41,7 @@ var _ = Describe("The built-in catalog", func() {
 		// libtorch is installed) see executor_torch_test.go.
 		res, err := harness.Run(ctx, files, harness.Options{Executors: []executor.Executor{fallback.Executor{}, native.Executor{}}})
 		Expect(err).NotTo(HaveOccurred())
-		Expect(res.Cases).To(HaveLen(201))
+		Expect(res.Cases).To(HaveLen(291))
 		for _, c := range res.Cases {
 			Expect(c.Status).To(Equal(harness.StatusPass), c.Name()+": "+c.Message)
 			Expect(c.Path).To(Equal(c.Executor), "forced native never runs elsewhere")
@@ -69,7 +69,7 @@ var _ = Describe("The built-in catalog", func() {
 				Expect(p.Compiler).NotTo(BeEmpty())
 			}
 		}
-		Expect(natives).To(Equal(6))
+		Expect(natives).To(Equal(len(files)))
 	})
 
 	It("locks the reference functions on their loop and their if, each in its own body", func() {

@@ -295,6 +295,11 @@ type Case struct {
 	Tolerances map[string]compare.Tolerance
 	Inputs     []InputDigest
 
+	// Twin is the executor this one's outputs and errors were also
+	// compared with bit for bit (executor.Twin: native for native-avx2),
+	// "" when it has none or that one did not run.
+	Twin executor.Name
+
 	// Blame, for a case that failed on its outputs, says whether float32
 	// explains the mismatch (BlameFloat32) or the executor disagrees
 	// (BlameExecutor); "" otherwise.

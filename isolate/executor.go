@@ -61,6 +61,10 @@ type Executor struct {
 	// that call only, as a crash of native code does. Options do not
 	// apply then, and there is nothing to Prebuild.
 	ONNXRuntime *ort.Executor
+	// Variant, when not "", is the executor's name as a variant of native
+	// (or torch) that must give exactly its bits (native.Executor.Variant);
+	// TwinOf then names native (or torch).
+	Variant executor.Name
 }
 
 // Name returns "native" ("torch" for the torch runtime, the ONNX Runtime
@@ -70,10 +74,20 @@ func (e Executor) Name() executor.Name {
 	if e.ONNXRuntime != nil {
 		return e.ONNXRuntime.Name()
 	}
-	if e.Options.Runtime == executor.Torch {
-		return executor.Torch
+	if e.Variant != "" {
+		return e.Variant
 	}
-	return executor.Native
+	return native.BaseName(e.Options)
+}
+
+// TwinOf returns the executor a Variant must agree with bit for bit
+// (executor.Twin): native, or torch for the torch runtime; "" when e is
+// not a variant.
+func (e Executor) TwinOf() executor.Name {
+	if e.ONNXRuntime != nil {
+		return ""
+	}
+	return native.Executor{Options: e.Options, Variant: e.Variant}.TwinOf()
 }
 
 // Prepare starts a worker and has it generate, build and load p. A build

@@ -27,15 +27,44 @@ import (
 // goes to the fallback interpreter and Outcome.Path says so.
 type Executor struct {
 	Options Options
+	// Variant, when not "", is the executor's name as a variant of native
+	// (or torch) that must give exactly its bits, such as
+	// executor.NativeAVX2 (Options.ISA "avx2") or executor.NativeTiled
+	// (a small Options.TileRows): TwinOf then names native (or torch).
+	Variant executor.Name
 }
 
-// Name returns executor.Native, or executor.Torch for the torch runtime.
+// Name returns the Variant, or executor.Native, or executor.Torch for
+// the torch runtime.
 func (e Executor) Name() executor.Name {
-	if e.Options.Runtime == executor.Torch {
+	if e.Variant != "" {
+		return e.Variant
+	}
+	return baseName(e.Options)
+}
+
+// TwinOf returns the executor a Variant must agree with bit for bit
+// (executor.Twin): native, or torch for the torch runtime; "" when e is
+// not a variant.
+func (e Executor) TwinOf() executor.Name {
+	if e.Variant == "" || e.Variant == baseName(e.Options) {
+		return ""
+	}
+	return baseName(e.Options)
+}
+
+// baseName is the name of the executor that runs o: executor.Native, or
+// executor.Torch for the torch runtime.
+func baseName(o Options) executor.Name {
+	if o.Runtime == executor.Torch {
 		return executor.Torch
 	}
 	return executor.Native
 }
+
+// BaseName is the name of the executor that runs o, whatever its
+// variant: executor.Native, or executor.Torch for the torch runtime.
+func BaseName(o Options) executor.Name { return baseName(o) }
 
 // Prepare generates, compiles (or finds in the cache) and loads the
 // program's C.
@@ -47,7 +76,7 @@ func (e Executor) Prepare(ctx context.Context, _ *program.File, p *ir.Program) (
 	if err != nil {
 		return nil, err
 	}
-	return prepared{p: prog}, nil
+	return prepared{p: prog, variant: e.Variant}, nil
 }
 
 // MemoryProfile: float32, reading the runner's inputs in place. The
@@ -55,13 +84,16 @@ func (e Executor) Prepare(ctx context.Context, _ *program.File, p *ir.Program) (
 // views are over the call's own memory, but libtorch may keep buffers of
 // its own, and the budget is an upper bound.
 func (e Executor) MemoryProfile() executor.MemoryProfile {
-	return executor.MemoryProfile{FloatBytes: 4, InPlace: e.Name() == executor.Native}
+	return executor.MemoryProfile{FloatBytes: 4, InPlace: baseName(e.Options) == executor.Native}
 }
 
 // NeedsCompiler returns true: the executor runs compiled C.
 func (Executor) NeedsCompiler() bool { return true }
 
-type prepared struct{ p *Program }
+type prepared struct {
+	p       *Program
+	variant executor.Name // Executor.Variant: the Path of what the program itself ran
+}
 
 func (n prepared) Run(ctx context.Context, fn string, inputs map[string]*tensor.Tensor) (executor.Outcome, error) {
 	res, err := n.p.Run(ctx, fn, inputs)
@@ -70,9 +102,17 @@ func (n prepared) Run(ctx context.Context, fn string, inputs map[string]*tensor.
 		if path == "" {
 			path = n.p.path
 		}
-		return executor.Outcome{Path: path}, err
+		return executor.Outcome{Path: n.pathOf(path)}, err
 	}
-	return executor.Outcome{Outputs: res.Outputs, Path: res.Path}, nil
+	return executor.Outcome{Outputs: res.Outputs, Path: n.pathOf(res.Path)}, nil
+}
+
+// pathOf names path as the variant when the compiled program ran it.
+func (n prepared) pathOf(path executor.Name) executor.Name {
+	if n.variant != "" && path == n.p.path {
+		return n.variant
+	}
+	return path
 }
 
 func (n prepared) Close() error    { return n.p.Close() }

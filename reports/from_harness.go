@@ -72,7 +72,7 @@ func fromCase(c harness.Case) Case {
 			Execute: seconds(c.Timing.Execute), Compare: seconds(c.Timing.Compare),
 		},
 		Outputs: []Output{},
-		Error:   c.Error, Message: c.Message, Blame: string(c.Blame),
+		Error:   c.Error, Message: c.Message, Blame: string(c.Blame), Twin: string(c.Twin),
 	}
 	for _, m := range c.Outputs {
 		o := Output{

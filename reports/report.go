@@ -106,6 +106,9 @@ type Case struct {
 	// reference rounded to float32 at every op misses the same way,
 	// "executor" when float32 rounding does not explain the mismatch.
 	Blame string `json:"blame,omitempty"`
+	// Twin is the executor this case's executor must equal bit for bit
+	// and was compared with ("native" for native-avx2), when both ran.
+	Twin string `json:"twin,omitempty"`
 	// Message explains a fail, error or skip in full (for a fail: the
 	// mismatch reports of the failing outputs, or an error disagreement);
 	// its first line is a summary.

@@ -16,6 +16,10 @@
 //   - rounds.rx (parameter-rounds): a loop whose bound is an int64
 //     parameter.
 //   - edge.rx (edge-values): logits near ±1e4, rows of exact ties, zeros.
+//   - tiles.rx (row-tiles): every row-separable shape of op at batches
+//     above the native runtime's row tile (200 rows, which native-tiled
+//     runs in tiles of 64, and 5000, which native tiles itself), and the
+//     ops across the batch (along axis 0) that must never be tiled.
 //   - error.rx (remainder-by-zero): a CheckedRem by zero that every
 //     executor must fail with the same error (//rx:expect-error).
 package scenarios

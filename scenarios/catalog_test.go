@@ -14,6 +14,7 @@ var _ = Describe("Catalog", func() {
 	It("embeds the .rx files, the reference scenario first", func() {
 		Expect(scenarios.Names()).To(Equal([]string{
 			"scenarios/reference.rx", "scenarios/rounds.rx", "scenarios/edge.rx", "scenarios/error.rx", "scenarios/op_accuracy.rx", "scenarios/op_edges.rx",
+			"scenarios/tiles.rx",
 		}))
 		for _, s := range scenarios.Sources() {
 			Expect(s.Text).NotTo(BeEmpty())
@@ -29,7 +30,7 @@ var _ = Describe("Catalog", func() {
 			_, err := program.Lower(f)
 			Expect(err).NotTo(HaveOccurred())
 		}
-		Expect(names).To(Equal([]string{"reference-scoring", "parameter-rounds", "edge-values", "remainder-by-zero", "op-accuracy", "op-edges"}))
+		Expect(names).To(Equal([]string{"reference-scoring", "parameter-rounds", "edge-values", "remainder-by-zero", "op-accuracy", "op-edges", "row-tiles"}))
 	})
 
 	It("holds the reference scenario of DESIGN.md", func() {

@@ -51,7 +51,7 @@ var _ = Describe("external executors on the command line", func() {
 		Expect(c.Executors).To(HaveLen(2))
 		Expect(c.Executors[1].Name()).To(Equal(executor.Name("np")))
 		_, err = buildChecker("oracle,nope", nativeSetup{external: s})
-		Expect(err).To(MatchError(ContainSubstring(`unknown executor "nope" (want oracle, fallback, native, torch, onnxruntime, onnxruntime-noopt, pytorch, torchscript, numpy, tfjs-cpu, tfjs-wasm, or a name defined with --executor)`)))
+		Expect(err).To(MatchError(ContainSubstring(`unknown executor "nope" (want oracle, fallback, native, torch, onnxruntime, onnxruntime-noopt, pytorch, torchscript, numpy, tfjs-cpu, tfjs-wasm, native-avx2, native-sse2, native-c, native-tiled, or a name defined with --executor)`)))
 	})
 
 	It("runs the reference scenario through a Python executor, skipping what the module lacks, into the reports", Label("e2e"), func() {

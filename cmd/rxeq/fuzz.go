@@ -87,6 +87,7 @@ func cmdFuzz(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	jsonOut := fs.String("json", "", "write the findings table, every distinct finding and the ledger checks to FILE as JSON")
 	signedZeros := fs.Bool("signed-zeros", false, "the sign of a zero must match the oracle's in every output (as //rx:signed-zeros)")
 	invariance := fs.Bool("invariance", true, "check each executor against itself for position and batch invariance on row-independent functions")
+	allVariants := fs.Bool("all-variants", false, "run every program through every variant of native that must give its bits (native-avx2, native-sse2, native-c, native-tiled) instead of one per program in turn")
 	mem := maxMemory(fs)
 	programCC := fs.String("program-cc", "auto", programCCUsage)
 	tol := tolerance(fs)
@@ -135,6 +136,7 @@ func cmdFuzz(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	checker.Metamorphic = *emi
 	checker.SignedZeros = *signedZeros
 	checker.Invariance = *invariance
+	checker.RotateTwins = !*allVariants
 	led, readProgram, err := loadLedger(*ledgerFile)
 	if err != nil {
 		fmt.Fprintf(stderr, "rxeq fuzz: %v\n", err)
@@ -258,15 +260,29 @@ func resolveProgramCC(flag string) string {
 }
 
 // defaultFuzzExecutors is the default of fuzz's and reduce's --executors:
-// oracle, fallback and native, or oracle and fallback in an rxeq that
-// cannot run native code (built without cgo), so that a plain `rxeq fuzz`
-// works in every build.
+// oracle, fallback and native, then the variants of native that must give
+// its bits (native-avx2, native-sse2, native-c, native-tiled: compared
+// with native bit for bit, no oracle run) that this CPU and
+// $RXEQ_NATIVE_ISA allow; or oracle and fallback in an rxeq that cannot
+// run native code (built without cgo), so that a plain `rxeq fuzz` works
+// in every build.
 func defaultFuzzExecutors() string {
 	if native.Available() != nil {
 		return "oracle,fallback"
 	}
-	return "oracle,fallback,native"
+	names := []string{"oracle", "fallback", "native"}
+	cfg := builtin.Config{}.FromEnv(os.Getenv)
+	for _, v := range nativeVariants {
+		if cfg.Available(v) == nil {
+			names = append(names, string(v))
+		}
+	}
+	return strings.Join(names, ",")
 }
+
+// nativeVariants are the executors that must give native's bits, in the
+// order the fuzzer's default set lists them.
+var nativeVariants = []executor.Name{executor.NativeAVX2, executor.NativeSSE2, executor.NativeC, executor.NativeTiled}
 
 // buildChecker turns --executors into a checker: the oracle is always the
 // reference; at least one other executor must be listed.

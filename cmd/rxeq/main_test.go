@@ -190,7 +190,7 @@ var _ = Describe("rxeq", Label("e2e"), func() {
 				seen[c.Scenario+"/"+c.Name()]++
 			}
 		}
-		Expect(seen).To(HaveLen(134))
+		Expect(seen).To(HaveLen(2 * catalogGroups()))
 		for name, n := range seen {
 			Expect(n).To(Equal(1), name)
 		}

@@ -190,6 +190,10 @@ func registry() []entry {
 		{executor.NumPy, generated(executor.NumPy), availablePython(executor.NumPy)},
 		{executor.TFJSCPU, tfjs(executor.TFJSCPU), availableTFJS(executor.TFJSCPU)},
 		{executor.TFJSWasm, tfjs(executor.TFJSWasm), availableTFJS(executor.TFJSWasm)},
+		{executor.NativeAVX2, nativeISA(executor.NativeAVX2, "avx2"), availableISA("avx2")},
+		{executor.NativeSSE2, nativeISA(executor.NativeSSE2, "sse2"), availableISA("sse2")},
+		{executor.NativeC, nativeISA(executor.NativeC, "c"), availableISA("c")},
+		{executor.NativeTiled, nativeTiled, func(Config) error { return native.Available() }},
 	}
 }
 
@@ -254,12 +258,68 @@ func availableTFJS(name executor.Name) func(Config) error {
 
 // compiled builds the native or torch executor, in process or in workers.
 func compiled(rt executor.Name) func(Config) executor.Executor {
+	return func(c Config) executor.Executor { return c.compiled(c.NativeOptions(rt), "") }
+}
+
+// compiled builds the executor of opts named variant ("": native or
+// torch), in process or in workers.
+func (c Config) compiled(opts native.Options, variant executor.Name) executor.Executor {
+	if c.Isolate {
+		return isolate.Executor{Options: opts, Timeout: c.CallTimeout, Command: c.Worker, Variant: variant}
+	}
+	return native.Executor{Options: opts, Variant: variant}
+}
+
+// TiledRows is the tile of the native-tiled executor: every batch above
+// 64 rows of a row-separable function runs in tiles of 64 rows (the
+// last one ragged), the smallest tile the native runtime takes.
+const TiledRows = 64
+
+// ErrISA is wrapped by the reason a native-ISA variant cannot run: the
+// CPU lacks that instruction set, or $RXEQ_NATIVE_ISA caps native below
+// it.
+var ErrISA = errors.New("instruction set not available")
+
+// nativeISA builds native with its kernels capped at isa, named name: a
+// variant that must give native's bits (executor.Twin).
+func nativeISA(name executor.Name, isa string) func(Config) executor.Executor {
 	return func(c Config) executor.Executor {
-		opts := c.NativeOptions(rt)
-		if c.Isolate {
-			return isolate.Executor{Options: opts, Timeout: c.CallTimeout, Command: c.Worker}
+		opts := c.NativeOptions(executor.Native)
+		opts.ISA = isa
+		return c.compiled(opts, name)
+	}
+}
+
+// nativeTiled builds native-tiled: native with TiledRows rows per tile.
+func nativeTiled(c Config) executor.Executor {
+	opts := c.NativeOptions(executor.Native)
+	opts.TileRows = TiledRows
+	return c.compiled(opts, executor.NativeTiled)
+}
+
+// availableISA is why native's kernels cannot run at isa here: no cgo,
+// a CPU without that instruction set, or a cap ($RXEQ_NATIVE_ISA,
+// Config.ISA) below it, which would make the variant run native's own
+// kernels and test nothing of its own.
+func availableISA(isa string) func(Config) error {
+	return func(c Config) error {
+		if err := native.Available(); err != nil {
+			return err
 		}
-		return native.Executor{Options: opts}
+		want := slices.Index(runtime.ISAs, isa)
+		widest, err := runtime.DetectISA("")
+		if err != nil {
+			return err
+		}
+		if slices.Index(runtime.ISAs, widest) < want {
+			return fmt.Errorf("%w: this CPU runs the native kernels at %s at most, not %s", ErrISA, widest, isa)
+		}
+		if capped, err := runtime.DetectISA(c.ISA); err != nil {
+			return err
+		} else if slices.Index(runtime.ISAs, capped) < want {
+			return fmt.Errorf("%w: $%s caps the native kernels at %s, below %s", ErrISA, EnvISA, capped, isa)
+		}
+		return nil
 	}
 }
 

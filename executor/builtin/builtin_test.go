@@ -2,6 +2,7 @@ package builtin_test
 
 import (
 	"errors"
+	"slices"
 	"testing"
 	"time"
 
@@ -14,6 +15,7 @@ import (
 	"github.com/rextio/rxeq/fallback"
 	"github.com/rextio/rxeq/isolate"
 	"github.com/rextio/rxeq/native"
+	"github.com/rextio/rxeq/native/runtime"
 	"github.com/rextio/rxeq/oracle"
 )
 
@@ -112,7 +114,7 @@ var _ = Describe("Select", func() {
 	It("refuses an unknown name, a name given twice, and an external executor with a built-in name", func() {
 		_, err := builtin.Select([]executor.Name{"fallback", "tensorflow"}, builtin.Config{}, nil)
 		Expect(errors.Is(err, builtin.ErrUnknown)).To(BeTrue())
-		Expect(err).To(MatchError(`unknown executor "tensorflow" (want oracle, fallback, native, torch, onnxruntime, onnxruntime-noopt, pytorch, torchscript, numpy, tfjs-cpu, tfjs-wasm, or a name defined with --executor)`))
+		Expect(err).To(MatchError(`unknown executor "tensorflow" (want oracle, fallback, native, torch, onnxruntime, onnxruntime-noopt, pytorch, torchscript, numpy, tfjs-cpu, tfjs-wasm, native-avx2, native-sse2, native-c, native-tiled, or a name defined with --executor)`))
 		_, err = builtin.Select([]executor.Name{"fallback", "fallback"}, builtin.Config{}, nil)
 		Expect(err).To(MatchError(`executor "fallback" listed twice`))
 		_, err = builtin.Select(nil, builtin.Config{}, []external.Options{{Name: "native", Command: []string{"x"}}})
@@ -133,12 +135,80 @@ var _ = Describe("Config.FromEnv", func() {
 var _ = Describe("the registry", func() {
 	It("knows the built-in executors by their typed names", func() {
 		Expect(builtin.Names()).To(Equal([]executor.Name{executor.Oracle, executor.Fallback, executor.Native, executor.Torch,
-			executor.ONNXRuntime, executor.ONNXRuntimeNoOpt, executor.PyTorch, executor.TorchScript, executor.NumPy, executor.TFJSCPU, executor.TFJSWasm}))
+			executor.ONNXRuntime, executor.ONNXRuntimeNoOpt, executor.PyTorch, executor.TorchScript, executor.NumPy, executor.TFJSCPU, executor.TFJSWasm,
+			executor.NativeAVX2, executor.NativeSSE2, executor.NativeC, executor.NativeTiled}))
 		Expect(builtin.DefaultNames()).NotTo(ContainElement(executor.TFJSCPU), "TensorFlow.js is named, not a default")
 		Expect(builtin.DefaultNames()).NotTo(ContainElement(executor.ONNXRuntime), "ONNX Runtime is named, not a default")
 		Expect(builtin.IsBuiltin("numpy")).To(BeTrue())
 		Expect(builtin.IsBuiltin("author-numpy")).To(BeFalse())
 		Expect(builtin.Available(executor.Fallback)).To(Succeed())
 		Expect(builtin.Available("author-numpy")).To(MatchError(builtin.ErrUnknown))
+	})
+})
+
+var _ = Describe("the native variants", func() {
+	BeforeEach(func() {
+		if err := native.Available(); err != nil {
+			Skip(err.Error())
+		}
+	})
+
+	It("are native with the ISA capped or a tile of 64 rows, each the twin of native, in process or in workers", func() {
+		want := map[executor.Name]native.Options{
+			executor.NativeAVX2:  {CacheDir: "/c", ISA: "avx2"},
+			executor.NativeSSE2:  {CacheDir: "/c", ISA: "sse2"},
+			executor.NativeC:     {CacheDir: "/c", ISA: "c"},
+			executor.NativeTiled: {CacheDir: "/c", TileRows: builtin.TiledRows},
+		}
+		for name, opts := range want {
+			if (builtin.Config{}).Available(name) != nil {
+				continue
+			}
+			sel, err := builtin.Select([]executor.Name{name}, builtin.Config{CacheDir: "/c"}, nil)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(sel.Executors).To(Equal([]executor.Executor{native.Executor{Options: opts, Variant: name}}))
+			Expect(sel.Executors[0].Name()).To(Equal(name))
+			Expect(executor.TwinOf(sel.Executors[0])).To(Equal(executor.Native))
+
+			sel, err = builtin.Select([]executor.Name{name}, builtin.Config{CacheDir: "/c", Isolate: true}, nil)
+			Expect(err).NotTo(HaveOccurred())
+			ie := sel.Executors[0].(isolate.Executor)
+			Expect(ie.Options).To(Equal(opts))
+			Expect(ie.Name()).To(Equal(name))
+			Expect(executor.TwinOf(ie)).To(Equal(executor.Native))
+		}
+		sel, err := builtin.Select([]executor.Name{executor.Native}, builtin.Config{}, nil)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(executor.TwinOf(sel.Executors[0])).To(BeEmpty(), "native has no twin")
+	})
+
+	It("are unavailable above the cap of $RXEQ_NATIVE_ISA, saying so", func() {
+		cfg := builtin.Config{ISA: "sse2"}
+		Expect(cfg.Available(executor.NativeSSE2)).To(Succeed())
+		Expect(cfg.Available(executor.NativeC)).To(Succeed())
+		err := cfg.Available(executor.NativeAVX2)
+		Expect(errors.Is(err, builtin.ErrISA)).To(BeTrue())
+		Expect(err).To(MatchError("instruction set not available: $RXEQ_NATIVE_ISA caps the native kernels at sse2, below avx2"))
+		sel, err := builtin.Select([]executor.Name{executor.NativeAVX2}, cfg, nil)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(sel.Executors).To(BeEmpty())
+		Expect(sel.Unavailable).To(Equal([]executor.Unavailable{{Executor: executor.NativeAVX2,
+			Reason: "instruction set not available: $RXEQ_NATIVE_ISA caps the native kernels at sse2, below avx2"}}))
+	})
+
+	It("are unavailable above what the CPU runs, saying so, and available up to it", func() {
+		widest, err := runtime.DetectISA("")
+		Expect(err).NotTo(HaveOccurred())
+		for _, c := range []struct {
+			name executor.Name
+			isa  string
+		}{{executor.NativeC, "c"}, {executor.NativeSSE2, "sse2"}, {executor.NativeAVX2, "avx2"}} {
+			err := builtin.Available(c.name)
+			if slices.Index(runtime.ISAs, c.isa) <= slices.Index(runtime.ISAs, widest) {
+				Expect(err).NotTo(HaveOccurred(), string(c.name))
+				continue
+			}
+			Expect(err).To(MatchError("instruction set not available: this CPU runs the native kernels at " + widest + " at most, not " + c.isa))
+		}
 	})
 })
