@@ -53,7 +53,7 @@ ci_step "CGO_ENABLED=0 go test (native harness isolate rxginkgo)"
 env -u RXEQ_REQUIRE_TORCH -u RXEQ_REQUIRE_ORT CGO_ENABLED=0 go test -count=1 ./native ./harness ./isolate ./rxginkgo
 ci_step "go test ./..."
 log=$(mktemp)
-go test -count=1 ./... 2>&1 | tee "$log"
+go test -count=1 -timeout 30m ./... 2>&1 | tee "$log"
 ci_note "$(grep -c '^ok' "$log") packages"
 rm -f "$log"
 # The judgement can fail: the mutants on the catalog and a canary for
