@@ -273,9 +273,9 @@ func emitFunc(f *ir.Func, jsFn string) (src string, err error) {
 			v = "int64(" + v + ")"
 		}
 		switch {
-		case safeJSIdent(r.Name) && v == r.Name:
+		case jsName(r.Name) == r.Name && v == r.Name:
 			results[i] = v
-		case safeJSIdent(r.Name):
+		case jsName(r.Name) == r.Name:
 			results[i] = r.Name + ": " + v
 		default:
 			results[i] = "[" + jsString(r.Name) + "]: " + v

@@ -4,14 +4,14 @@ import (
 	"fmt"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/rextio/rxeq/internal/ident"
 )
 
-// jsReserved are the names a generated identifier never takes:
-// JavaScript's reserved words (strict mode included), the globals a
-// module uses, and the module's own names.
-var jsReserved = func() map[string]bool {
-	m := map[string]bool{}
-	for _, w := range strings.Fields(`
+// jsNames maps .rx names to JavaScript identifiers that are never one of
+// JavaScript's reserved words (strict mode included), the globals a module
+// uses, or the module's own names.
+var jsNames = ident.New(`
 break case catch class const continue debugger default delete do else enum export extends false finally
 for function if import in instanceof new null return super switch this throw true try typeof var void
 while with yield let static implements interface package private protected public await async of
@@ -19,51 +19,13 @@ arguments eval undefined NaN Infinity globalThis Object Array Number BigInt Stri
 TypeError RangeError Math JSON Promise Map Set BigInt64Array Int32Array Float32Array Float64Array
 require module exports process console __filename __dirname constructor prototype
 tf i64 checkedRem checkedDiv int64 RxeqError
-`) {
-		m[w] = true
-	}
-	return m
-}()
+`)
 
 // jsName returns the JavaScript identifier for a .rx name: the name
 // itself when it is a safe ASCII identifier that is not reserved and does
 // not start with "rx_" or "_", else "rx_" + an injective encoding (ASCII
 // letters and digits stay, "_" is "__", any other rune "_hex_").
-func jsName(name string) string {
-	if safeJSIdent(name) {
-		return name
-	}
-	var b strings.Builder
-	b.WriteString("rx_")
-	for _, r := range name {
-		switch {
-		case r < 128 && (r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9'):
-			b.WriteRune(r)
-		case r == '_':
-			b.WriteString("__")
-		default:
-			fmt.Fprintf(&b, "_%x_", r)
-		}
-	}
-	return b.String()
-}
-
-func safeJSIdent(s string) bool {
-	if s == "" || jsReserved[s] || strings.HasPrefix(s, "rx_") || strings.HasPrefix(s, "_") {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z':
-		case c >= '0' && c <= '9' && i > 0:
-		case c == '_':
-		default:
-			return false
-		}
-	}
-	return true
-}
+func jsName(name string) string { return jsNames.Name(name) }
 
 // jsString returns s as a JavaScript string literal of printable ASCII:
 // double-quoted, with \\ and \", and every other rune outside 0x20–0x7e

@@ -3,13 +3,13 @@ package pyexport
 import (
 	"fmt"
 	"strings"
+
+	"github.com/rextio/rxeq/internal/ident"
 )
 
-// pythonReserved are the names a generated identifier never takes: Python's
-// keywords (hard and soft), its builtins, and the module's own names.
-var pythonReserved = func() map[string]bool {
-	m := map[string]bool{}
-	for _, w := range strings.Fields(`
+// pythonNames maps .rx names to Python identifiers that are never one of
+// Python's keywords (hard and soft), its builtins, or the module's own names.
+var pythonNames = ident.New(`
 False None True and as assert async await break class continue def del elif else except finally for from
 global if import in is lambda nonlocal not or pass raise return try while with yield match case type _
 abs aiter all anext any ascii bin bool breakpoint bytearray bytes callable chr classmethod compile complex
@@ -22,51 +22,13 @@ BaseException Exception ArithmeticError ZeroDivisionError OverflowError RuntimeE
 AssertionError IndexError KeyError NotImplemented NotImplementedError Ellipsis StopIteration
 torch np numpy math typing Tuple List Optional Tensor
 checked_rem checked_div i64 softmax log_softmax sigmoid
-`) {
-		m[w] = true
-	}
-	return m
-}()
+`)
 
 // pyName returns the Python identifier for a .rx name: the name itself
 // when it is a safe ASCII identifier that is not reserved and does not
 // start with "rx_" or "_", else "rx_" + an injective encoding (see the
 // package doc).
-func pyName(name string) string {
-	if safePyIdent(name) {
-		return name
-	}
-	var b strings.Builder
-	b.WriteString("rx_")
-	for _, r := range name {
-		switch {
-		case r < 128 && (r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9'):
-			b.WriteRune(r)
-		case r == '_':
-			b.WriteString("__")
-		default:
-			fmt.Fprintf(&b, "_%x_", r)
-		}
-	}
-	return b.String()
-}
-
-func safePyIdent(s string) bool {
-	if s == "" || pythonReserved[s] || strings.HasPrefix(s, "rx_") || strings.HasPrefix(s, "_") {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z':
-		case c >= '0' && c <= '9' && i > 0:
-		case c == '_':
-		default:
-			return false
-		}
-	}
-	return true
-}
+func pyName(name string) string { return pythonNames.Name(name) }
 
 // pyString returns s as a Python string literal of printable ASCII:
 // double-quoted, with \\, \", and every other byte outside 0x20–0x7e
