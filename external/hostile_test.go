@@ -248,7 +248,7 @@ var _ = Describe("an external executor's children", func() {
 		Expect(alive(pid)).To(BeTrue())
 		Expect(parent.Process.Kill()).To(Succeed())
 		_ = parent.Wait()
-		Eventually(func() bool { return alive(pid) }, 5*time.Second).Should(BeFalse(), "sleep %d outlived the killed rxeq", pid)
+		Eventually(func() bool { return alive(pid) }, 15*time.Second).Should(BeFalse(), "sleep %d outlived the killed rxeq", pid)
 	})
 
 	It("still report a crash by signal as that signal under the guard", func() {

@@ -150,7 +150,7 @@ var _ = Describe("fuzz with native programs sharing workers and builds", Label("
 			checker.Metamorphic = 1
 			out := GinkgoT().TempDir()
 			var buf bytes.Buffer
-			r := &fuzzRun{Campaign: fuzz.Campaign{Seed: 1, Count: 24, Checker: checker, Dir: out, Parallel: parallel, Chunk: chunk, NoSlots: own,
+			r := &fuzzRun{Campaign: fuzz.Campaign{Seed: 1, Count: 60, Checker: checker, Dir: out, Parallel: parallel, Chunk: chunk, NoSlots: own,
 				Config: fuzz.Config{MaxStmts: 4, Exclude: fuzz.FeatMayFail}, Reducer: fuzz.Reducer{MaxTests: 2}, Found: &buf, Progress: GinkgoWriter},
 				execList: "oracle,native", isolate: true}
 			st, err := r.run(context.Background())
