@@ -1,0 +1,261 @@
+#!/usr/bin/env bash
+# Mutation run: how many realistic one-line bugs rxeq's own end-to-end
+# channels catch. Each mutant is a patch in scripts/mutants/ (a small
+# `git diff` with a header saying where and what). For the unpatched tree
+# (the baseline) and then for each patch, one at a time, this script:
+#
+#   1. exports the base commit (default HEAD) to a scratch directory under
+#      /tmp (git archive: no worktree, nothing in the repository changes),
+#      applies the patch (git apply) and builds rxeq (go build ./cmd/rxeq);
+#   2. runs the three end-to-end channels there, from the tree's root as
+#      ci/catalog.sh does:
+#        catalog   the three `rxeq run` commands of ci/catalog.sh: every
+#                  built-in executor (oracle, fallback, native, torch,
+#                  onnxruntime, onnxruntime-noopt) over the catalog with
+#                  the locks; the reference and error scenarios through
+#                  the two Python executor examples; the catalog as
+#                  generated Python (pytorch, torchscript, numpy);
+#        selftest  `rxeq selftest`;
+#        fuzz      `rxeq fuzz --time 30s` with the default executors (each
+#                  finding's reduction bounded by --reduce-time 10s, which
+#                  changes the run's length, not what it finds);
+#   3. records per channel whether the mutant was caught.
+#
+# A channel catches a mutant when it fails where the baseline does not:
+#   catalog   a command exits with a status other than 0 and 1 (usage,
+#             crash, timeout), or its JSON report holds a failed or
+#             erroring case or lock that the baseline's does not;
+#   selftest  it exits non-zero (the baseline must pass);
+#   fuzz      it exits with a status other than 0 and 1, or reports a new
+#             finding whose (executor, category) the baseline's 30 s do not
+#             show (the baseline's pairs are noise the mutant cannot be
+#             credited with).
+# A patch that does not apply or does not build is reported as such and
+# counted in neither column.
+#
+# Prints a markdown table (also written to DIR/RESULTS.md, with
+# DIR/results.tsv and each run's logs under DIR/NAME/). Exits 0 when the
+# run completes, whatever was caught; 2 on bad usage or when the baseline
+# does not build.
+#
+# Usage: scripts/mutate.sh [-o DIR] [-b REV] [-t SECONDS] [-k] [PATCH...]
+#   -o DIR       results directory (default /tmp/mut-results; emptied first)
+#   -b REV       the commit to mutate (default HEAD of this repository)
+#   -t SECONDS   fuzz time per mutant run (default 30; the baseline's is
+#                three times that)
+#   -k           keep each scratch tree (default: removed after its run)
+#   PATCH...     patch files (default: scripts/mutants/*.patch)
+# Needs what ci/setup.sh installs (libtorch, ONNX Runtime, python3-torch,
+# numpy). Runs take about 1-2 minutes each; run it under nohup, e.g.
+#   nohup scripts/mutate.sh -o /tmp/mut-results > /tmp/mut.log 2>&1 &
+set -euo pipefail
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+out=/tmp/mut-results
+base=HEAD
+fuzz_secs=30
+keep=0
+while getopts "o:b:t:kh" opt; do
+  case $opt in
+    o) out=$OPTARG ;;
+    b) base=$OPTARG ;;
+    t) fuzz_secs=$OPTARG ;;
+    k) keep=1 ;;
+    h) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+    *) echo "usage: $0 [-o DIR] [-b REV] [-t SECONDS] [-k] [PATCH...]" >&2; exit 2 ;;
+  esac
+done
+shift $((OPTIND - 1))
+case $fuzz_secs in
+  '' | *[!0-9]*) echo "-t takes whole seconds, not $fuzz_secs" >&2; exit 2 ;;
+esac
+fuzz_time=${fuzz_secs}s
+if [ $# -gt 0 ]; then
+  patches=("$@")
+else
+  patches=("$root"/scripts/mutants/*.patch)
+fi
+for p in "${patches[@]}"; do
+  [ -f "$p" ] || { echo "no such patch: $p" >&2; exit 2; }
+done
+commit=$(git -C "$root" rev-parse --verify "$base^{commit}") || { echo "not a commit: $base" >&2; exit 2; }
+export PATH="$PATH:/usr/local/go/bin:$(go env GOPATH 2>/dev/null || echo "$HOME/go")/bin"
+for tool in go jq git timeout; do
+  command -v "$tool" >/dev/null || { echo "$tool is not installed" >&2; exit 2; }
+done
+
+rm -rf "$out"
+mkdir -p "$out/cache"
+# The runtime libraries (and the catalog's programs) build into a cache of
+# the run's own, shared by its runs: content-addressed, so a mutant that
+# does not touch the runtime reuses the baseline's build, and the user's
+# cache is left alone. Fuzz sessions keep their programs in a private
+# directory as usual (only the runtime comes from here).
+export RXEQ_CACHE="$out/cache" RXEQ_RUNTIME_CACHE="$out/cache"
+
+# failed_cases REPORT prints one line per failed or erroring case and lock.
+failed_cases() {
+  jq -r '(.cases[]? | select(.status == "fail" or .status == "error")
+            | "case \(.scenario)/\(.function)/b\(.batch)/\(.executor) \(.status)"),
+         (.locks[]? | select(.status != "pass") | "lock \(.scenario)/\(.function) \(.status)")' "$1" | sort -u
+}
+
+# new_findings FUZZJSON prints "executor category" of each new finding.
+new_findings() {
+  jq -r '.distinct[]? | select(.status == "new") | "\(.executor) \(.category)"' "$1" | sort -u
+}
+
+# run_channels DIR TREE [FUZZTIME]: the three channels in TREE, logs and
+# verdicts in DIR (catalog.failed, fuzz.pairs, *.rc).
+run_channels() {
+  local d=$1 tree=$2 rc
+  (
+    cd "$tree"
+    set +e
+    timeout 900 ./rxeq run --backend oracle,fallback,native,torch,onnxruntime,onnxruntime-noopt \
+      --json "$d/catalog-main.json" >"$d/catalog-main.out" 2>&1
+    echo $? >"$d/catalog-main.rc"
+    timeout 900 ./rxeq run --json "$d/catalog-python.json" \
+      --executor author-numpy='/usr/bin/python3 python/rxeq_executor.py examples/python/numpy_scoring.py' \
+      --executor author-torch='/usr/bin/python3 python/rxeq_executor.py examples/python/torch_scoring.py' \
+      scenarios/reference.rx scenarios/error.rx >"$d/catalog-python.out" 2>&1
+    echo $? >"$d/catalog-python.rc"
+    timeout 900 ./rxeq run --backend pytorch,torchscript,numpy \
+      --json "$d/catalog-generated.json" >"$d/catalog-generated.out" 2>&1
+    echo $? >"$d/catalog-generated.rc"
+    timeout 300 ./rxeq selftest >"$d/selftest.out" 2>&1
+    echo $? >"$d/selftest.rc"
+    timeout 900 ./rxeq fuzz --time "${3:-$fuzz_time}" --reduce-time 10s --out "$d/findings" \
+      --json "$d/fuzz.json" >"$d/fuzz.out" 2>&1
+    echo $? >"$d/fuzz.rc"
+  )
+  : >"$d/catalog.failed"
+  for part in main python generated; do
+    rc=$(cat "$d/catalog-$part.rc")
+    if [ "$rc" -gt 1 ]; then
+      echo "$part exit $rc" >>"$d/catalog.failed"
+    elif [ -s "$d/catalog-$part.json" ]; then
+      failed_cases "$d/catalog-$part.json" >>"$d/catalog.failed"
+    elif [ "$rc" -ne 0 ]; then
+      echo "$part exit $rc without a report" >>"$d/catalog.failed"
+    fi
+  done
+  sort -u -o "$d/catalog.failed" "$d/catalog.failed"
+  if [ -s "$d/fuzz.json" ]; then
+    new_findings "$d/fuzz.json" >"$d/fuzz.pairs"
+  else
+    : >"$d/fuzz.pairs"
+  fi
+}
+
+# prepare NAME PATCH: the scratch tree with PATCH applied ("" for none) and
+# rxeq built; prints the tree's path, or fails with the reason in
+# $out/NAME/status.
+prepare() {
+  local name=$1 patch=$2 tree
+  tree=$(mktemp -d /tmp/mut-tree-XXXXXX)
+  git -C "$root" archive --format=tar "$commit" | tar -x -C "$tree"
+  if [ -n "$patch" ] && ! (cd "$tree" && git apply --verbose "$patch") >"$out/$name/apply.log" 2>&1; then
+    echo "does not apply" >"$out/$name/status"
+    rm -rf "$tree"
+    return 1
+  fi
+  # rxeq compiles its runtime's C and C++ when it first needs them; a
+  # runtime that does not compile would make native or torch unavailable
+  # and every channel fail, which is not a catch. So the runtime files a
+  # patch touches are compiled here first, with the warnings the runtime
+  # build makes errors.
+  local f ok=1
+  for f in $( [ -n "$patch" ] && sed -n 's|^+++ b/\(native/runtime/csrc/.*\)$|\1|p' "$patch"); do
+    case $f in
+      *.c) (cd "$tree/$(dirname "$f")" && cc -std=c11 -fsyntax-only -Wall -Wextra -Werror "$(basename "$f")") ;;
+      *.cc) (cd "$tree/$(dirname "$f")" && c++ -std=c++17 -fsyntax-only -Wall -Werror \
+               -isystem /usr/include/torch/csrc/api/include "$(basename "$f")") ;;
+    esac >>"$out/$name/build.log" 2>&1 || ok=0
+  done
+  if [ "$ok" = 0 ] || ! (cd "$tree" && go build -o rxeq ./cmd/rxeq) >>"$out/$name/build.log" 2>&1; then
+    echo "does not build" >"$out/$name/status"
+    rm -rf "$tree"
+    return 1
+  fi
+  echo "$tree"
+}
+
+cleanup_tree() {
+  if [ "$keep" = 1 ]; then
+    echo "  kept $1"
+  else
+    rm -rf "$1"
+  fi
+}
+
+echo "== mutation run of $commit ($(git -C "$root" log -1 --format=%s "$commit" | cut -c1-60)), ${#patches[@]} mutants, results in $out"
+start=$(date +%s)
+# The baseline fuzzes three times as long as a mutant run, so that the
+# findings the unmutated tree already has at these seeds (noise for this
+# purpose) are all seen before they are subtracted.
+base_fuzz_time=$((3 * fuzz_secs))s
+mkdir -p "$out/baseline"
+echo "== baseline (no patch)"
+if ! tree=$(prepare baseline ""); then
+  echo "the baseline $(cat "$out/baseline/status"); see $out/baseline/build.log" >&2
+  exit 2
+fi
+run_channels "$out/baseline" "$tree" "$base_fuzz_time"
+cleanup_tree "$tree"
+base_self=$(cat "$out/baseline/selftest.rc")
+echo "   catalog: $(wc -l <"$out/baseline/catalog.failed") failing cases or locks; selftest exit $base_self;" \
+  "fuzz: $(wc -l <"$out/baseline/fuzz.pairs") (executor, category) pairs with new findings"
+[ "$base_self" = 0 ] || echo "   warning: the baseline's selftest fails; its column means nothing" >&2
+
+printf 'mutant\tstatus\tcatalog\tselftest\tfuzz\tany\tdetail\n' >"$out/results.tsv"
+for patch in "${patches[@]}"; do
+  patch=$(cd "$(dirname "$patch")" && pwd)/$(basename "$patch")
+  name=$(basename "$patch" .patch)
+  d=$out/$name
+  mkdir -p "$d"
+  t0=$(date +%s)
+  if ! tree=$(prepare "$name" "$patch"); then
+    status=$(cat "$d/status")
+    printf '%s\t%s\t-\t-\t-\t-\t\n' "$name" "$status" >>"$out/results.tsv"
+    echo "== $name: $status"
+    continue
+  fi
+  run_channels "$d" "$tree"
+  cleanup_tree "$tree"
+  # Caught: what the mutant's channel shows beyond the baseline's.
+  comm -13 "$out/baseline/catalog.failed" "$d/catalog.failed" >"$d/catalog.new"
+  comm -13 "$out/baseline/fuzz.pairs" "$d/fuzz.pairs" >"$d/fuzz.new"
+  cat_v=escaped self_v=escaped fuzz_v=escaped
+  [ -s "$d/catalog.new" ] && cat_v=caught
+  [ "$(cat "$d/selftest.rc")" != 0 ] && self_v=caught
+  frc=$(cat "$d/fuzz.rc")
+  if [ -s "$d/fuzz.new" ] || [ "$frc" -gt 1 ]; then fuzz_v=caught; fi
+  any=escaped
+  [ "$cat_v$self_v$fuzz_v" != escapedescapedescaped ] && any=caught
+  detail=""
+  [ -s "$d/catalog.new" ] && detail="catalog: $(head -3 "$d/catalog.new" | tr '\n' ';' | sed 's/;$//')$( [ "$(wc -l <"$d/catalog.new")" -gt 3 ] && echo " (+$(($(wc -l <"$d/catalog.new") - 3)) more)")"
+  [ "$frc" -gt 1 ] && detail="$detail${detail:+ / }fuzz exit $frc"
+  [ -s "$d/fuzz.new" ] && detail="$detail${detail:+ / }fuzz: $(tr '\n' ';' <"$d/fuzz.new" | sed 's/;$//')"
+  echo "built" >"$d/status"
+  printf '%s\tbuilt\t%s\t%s\t%s\t%s\t%s\n' "$name" "$cat_v" "$self_v" "$fuzz_v" "$any" "$detail" >>"$out/results.tsv"
+  echo "== $name: catalog $cat_v, selftest $self_v, fuzz $fuzz_v ($(($(date +%s) - t0)) s)"
+done
+
+# The table.
+{
+  echo "Mutation run of \`$commit\` ($(date -u +%Y-%m-%d), $(($(date +%s) - start)) s; fuzz $fuzz_time per run)."
+  echo
+  echo "| mutant | catalog | selftest | fuzz | any | what the channels saw |"
+  echo "| --- | --- | --- | --- | --- | --- |"
+  tail -n +2 "$out/results.tsv" | while IFS=$'\t' read -r name status c s f a detail; do
+    if [ "$status" != built ]; then
+      echo "| $name | $status | | | | |"
+    else
+      echo "| $name | $c | $s | $f | **$a** | ${detail//|/\\|} |"
+    fi
+  done
+  built=$(awk -F'\t' 'NR > 1 && $2 == "built"' "$out/results.tsv" | wc -l)
+  col() { awk -F'\t' -v c="$1" 'NR > 1 && $2 == "built" && $c == "caught"' "$out/results.tsv" | wc -l; }
+  echo "| **total of $built** | $(col 3) | $(col 4) | $(col 5) | **$(col 6)** | |"
+} | tee "$out/RESULTS.md"
