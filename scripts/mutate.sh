@@ -38,15 +38,20 @@
 # run completes, whatever was caught; 2 on bad usage or when the baseline
 # does not build.
 #
-# Usage: scripts/mutate.sh [-o DIR] [-b REV] [-t SECONDS] [-k] [PATCH...]
+# Usage: scripts/mutate.sh [-o DIR] [-b REV] [-t SECONDS] [-j N] [-k] [PATCH...]
+#        scripts/mutate.sh -r [-o DIR]
 #   -o DIR       results directory (default /tmp/mut-results; emptied first)
 #   -b REV       the commit to mutate (default HEAD of this repository)
 #   -t SECONDS   fuzz time per mutant run (default 30; the baseline's is
 #                three times that)
+#   -j N         mutants run at once (default 1; the baseline runs alone)
 #   -k           keep each scratch tree (default: removed after its run)
+#   -r           only render DIR's table from the mutants measured so far
+#                (of a run still going or stopped: marked PARTIAL)
 #   PATCH...     patch files (default: scripts/mutants/*.patch)
 # Needs what ci/setup.sh installs (libtorch, ONNX Runtime, python3-torch,
-# numpy). Runs take about 1-2 minutes each; run it under nohup, e.g.
+# numpy). A mutant takes 1 to 4 minutes (one that changes the C runtime
+# rebuilds it); run the whole set under nohup, e.g.
 #   nohup scripts/mutate.sh -o /tmp/mut-results > /tmp/mut.log 2>&1 &
 set -euo pipefail
 
@@ -55,19 +60,23 @@ out=/tmp/mut-results
 base=HEAD
 fuzz_secs=30
 keep=0
-while getopts "o:b:t:kh" opt; do
+jobs=1
+render_only=0
+while getopts "o:b:t:j:krh" opt; do
   case $opt in
     o) out=$OPTARG ;;
     b) base=$OPTARG ;;
     t) fuzz_secs=$OPTARG ;;
+    j) jobs=$OPTARG ;;
     k) keep=1 ;;
+    r) render_only=1 ;;
     h) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
-    *) echo "usage: $0 [-o DIR] [-b REV] [-t SECONDS] [-k] [PATCH...]" >&2; exit 2 ;;
+    *) echo "usage: $0 [-o DIR] [-b REV] [-t SECONDS] [-j N] [-k] [PATCH...] | -r [-o DIR]" >&2; exit 2 ;;
   esac
 done
 shift $((OPTIND - 1))
-case $fuzz_secs in
-  '' | *[!0-9]*) echo "-t takes whole seconds, not $fuzz_secs" >&2; exit 2 ;;
+case $fuzz_secs$jobs in
+  '' | *[!0-9]*) echo "-t and -j take whole numbers" >&2; exit 2 ;;
 esac
 fuzz_time=${fuzz_secs}s
 if [ $# -gt 0 ]; then
@@ -83,6 +92,42 @@ export PATH="$PATH:/usr/local/go/bin:$(go env GOPATH 2>/dev/null || echo "$HOME/
 for tool in go jq git timeout; do
   command -v "$tool" >/dev/null || { echo "$tool is not installed" >&2; exit 2; }
 done
+
+# render: $out/results.tsv from the rows written so far (in the order of
+# $out/order), and the markdown table, to stdout and $out/RESULTS.md. A
+# run still going, or one that was stopped, renders as partial.
+render() {
+  local commit fuzz_time started total done_n
+  read -r commit fuzz_time started <"$out/meta"
+  printf 'mutant\tstatus\tcatalog\tselftest\tfuzz\tany\tdetail\taimed\n' >"$out/results.tsv"
+  total=0
+  while read -r name; do
+    total=$((total + 1))
+    [ -f "$out/$name/row.tsv" ] && cat "$out/$name/row.tsv" >>"$out/results.tsv"
+  done <"$out/order"
+  done_n=$(($(wc -l <"$out/results.tsv") - 1))
+  {
+    echo "Mutation run of \`$commit\` (started $(date -u -d "@$started" '+%Y-%m-%d %H:%M UTC'), $(($(date +%s) - started)) s so far; fuzz $fuzz_time per mutant)."
+    [ "$done_n" -lt "$total" ] && echo "**PARTIAL: $done_n of $total mutants measured.**"
+    echo
+    echo "| mutant | catalog | selftest | fuzz | any | issue 30 work aimed at it | what the channels saw |"
+    echo "| --- | --- | --- | --- | --- | --- | --- |"
+    # awk, not read: a tab-separated line may have empty fields.
+    awk -F'\t' 'NR > 1 {
+      gsub(/\|/, "\\|", $7)
+      if ($2 != "built") printf "| %s | %s | | | | %s | |\n", $1, $2, $8
+      else printf "| %s | %s | %s | %s | **%s** | %s | %s |\n", $1, $3, $4, $5, $6, $8, $7
+    }' "$out/results.tsv"
+    awk -F'\t' 'NR > 1 && $2 == "built" { n++; for (c = 3; c <= 6; c++) if ($c == "caught") k[c]++ }
+      END { printf "| **caught, of %d built** | %d | %d | %d | **%d** | | |\n", n, k[3], k[4], k[5], k[6] }' "$out/results.tsv"
+  } | tee "$out/RESULTS.md"
+}
+
+if [ "$render_only" = 1 ]; then
+  [ -f "$out/meta" ] || { echo "$out holds no mutation run" >&2; exit 2; }
+  render
+  exit 0
+fi
 
 rm -rf "$out"
 mkdir -p "$out/cache"
@@ -125,7 +170,9 @@ run_channels() {
     echo $? >"$d/catalog-generated.rc"
     timeout 300 ./rxeq selftest >"$d/selftest.out" 2>&1
     echo $? >"$d/selftest.rc"
-    timeout 900 ./rxeq fuzz --time "${3:-$fuzz_time}" --reduce-time 10s --out "$d/findings" \
+    # Without RXEQ_CACHE a fuzz session builds its programs in a private
+    # scratch directory (only the runtime comes from RXEQ_RUNTIME_CACHE).
+    timeout 900 env -u RXEQ_CACHE ./rxeq fuzz --time "${3:-$fuzz_time}" --reduce-time 10s --out "$d/findings" \
       --json "$d/fuzz.json" >"$d/fuzz.out" 2>&1
     echo $? >"$d/fuzz.rc"
   )
@@ -135,14 +182,14 @@ run_channels() {
     if [ "$rc" -gt 1 ]; then
       echo "$part exit $rc" >>"$d/catalog.failed"
     elif [ -s "$d/catalog-$part.json" ]; then
-      failed_cases "$d/catalog-$part.json" >>"$d/catalog.failed"
+      failed_cases "$d/catalog-$part.json" >>"$d/catalog.failed" || echo "$part report unreadable" >>"$d/catalog.failed"
     elif [ "$rc" -ne 0 ]; then
       echo "$part exit $rc without a report" >>"$d/catalog.failed"
     fi
   done
   sort -u -o "$d/catalog.failed" "$d/catalog.failed"
   if [ -s "$d/fuzz.json" ]; then
-    new_findings "$d/fuzz.json" >"$d/fuzz.pairs"
+    new_findings "$d/fuzz.json" >"$d/fuzz.pairs" || echo "fuzz report-unreadable" >"$d/fuzz.pairs"
   else
     : >"$d/fuzz.pairs"
   fi
@@ -191,6 +238,8 @@ cleanup_tree() {
 
 echo "== mutation run of $commit ($(git -C "$root" log -1 --format=%s "$commit" | cut -c1-60)), ${#patches[@]} mutants, results in $out"
 start=$(date +%s)
+echo "$commit $fuzz_time $start" >"$out/meta"
+for patch in "${patches[@]}"; do basename "$patch" .patch; done >"$out/order"
 # The baseline fuzzes three times as long as a mutant run, so that the
 # findings the unmutated tree already has at these seeds (noise for this
 # purpose) are all seen before they are subtracted.
@@ -208,18 +257,21 @@ echo "   catalog: $(wc -l <"$out/baseline/catalog.failed") failing cases or lock
   "fuzz: $(wc -l <"$out/baseline/fuzz.pairs") (executor, category) pairs with new findings"
 [ "$base_self" = 0 ] || echo "   warning: the baseline's selftest fails; its column means nothing" >&2
 
-printf 'mutant\tstatus\tcatalog\tselftest\tfuzz\tany\tdetail\n' >"$out/results.tsv"
-for patch in "${patches[@]}"; do
-  patch=$(cd "$(dirname "$patch")" && pwd)/$(basename "$patch")
+# run_one PATCH: the mutant's runs; its row of the results goes to
+# $out/NAME/row.tsv.
+run_one() {
+  local patch=$1 name d aimed t0 tree status cat_v self_v fuzz_v frc any detail n
   name=$(basename "$patch" .patch)
   d=$out/$name
   mkdir -p "$d"
+  # The patch header's "# issue-30:" line: the work meant to catch it.
+  aimed=$(sed -n 's/^# issue-30: //p' "$patch" | head -1)
   t0=$(date +%s)
   if ! tree=$(prepare "$name" "$patch"); then
     status=$(cat "$d/status")
-    printf '%s\t%s\t-\t-\t-\t-\t\n' "$name" "$status" >>"$out/results.tsv"
+    printf '%s\t%s\t-\t-\t-\t-\t\t%s\n' "$name" "$status" "$aimed" >"$d/row.tsv"
     echo "== $name: $status"
-    continue
+    return
   fi
   run_channels "$d" "$tree"
   cleanup_tree "$tree"
@@ -234,28 +286,28 @@ for patch in "${patches[@]}"; do
   any=escaped
   [ "$cat_v$self_v$fuzz_v" != escapedescapedescaped ] && any=caught
   detail=""
-  [ -s "$d/catalog.new" ] && detail="catalog: $(head -3 "$d/catalog.new" | tr '\n' ';' | sed 's/;$//')$( [ "$(wc -l <"$d/catalog.new")" -gt 3 ] && echo " (+$(($(wc -l <"$d/catalog.new") - 3)) more)")"
+  if [ -s "$d/catalog.new" ]; then
+    n=$(wc -l <"$d/catalog.new")
+    detail="catalog: $(head -3 "$d/catalog.new" | tr '\n' ';' | sed 's/;$//')"
+    [ "$n" -gt 3 ] && detail="$detail (+$((n - 3)) more)"
+  fi
+  [ "$(cat "$d/selftest.rc")" != 0 ] && detail="$detail${detail:+ / }selftest: $(tail -1 "$d/selftest.out")"
   [ "$frc" -gt 1 ] && detail="$detail${detail:+ / }fuzz exit $frc"
   [ -s "$d/fuzz.new" ] && detail="$detail${detail:+ / }fuzz: $(tr '\n' ';' <"$d/fuzz.new" | sed 's/;$//')"
   echo "built" >"$d/status"
-  printf '%s\tbuilt\t%s\t%s\t%s\t%s\t%s\n' "$name" "$cat_v" "$self_v" "$fuzz_v" "$any" "$detail" >>"$out/results.tsv"
+  printf '%s\tbuilt\t%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$cat_v" "$self_v" "$fuzz_v" "$any" "$detail" "$aimed" >"$d/row.tsv"
   echo "== $name: catalog $cat_v, selftest $self_v, fuzz $fuzz_v ($(($(date +%s) - t0)) s)"
-done
+}
 
-# The table.
-{
-  echo "Mutation run of \`$commit\` ($(date -u +%Y-%m-%d), $(($(date +%s) - start)) s; fuzz $fuzz_time per run)."
-  echo
-  echo "| mutant | catalog | selftest | fuzz | any | what the channels saw |"
-  echo "| --- | --- | --- | --- | --- | --- |"
-  tail -n +2 "$out/results.tsv" | while IFS=$'\t' read -r name status c s f a detail; do
-    if [ "$status" != built ]; then
-      echo "| $name | $status | | | | |"
-    else
-      echo "| $name | $c | $s | $f | **$a** | ${detail//|/\\|} |"
-    fi
-  done
-  built=$(awk -F'\t' 'NR > 1 && $2 == "built"' "$out/results.tsv" | wc -l)
-  col() { awk -F'\t' -v c="$1" 'NR > 1 && $2 == "built" && $c == "caught"' "$out/results.tsv" | wc -l; }
-  echo "| **total of $built** | $(col 3) | $(col 4) | $(col 5) | **$(col 6)** | |"
-} | tee "$out/RESULTS.md"
+running=0
+for patch in "${patches[@]}"; do
+  patch=$(cd "$(dirname "$patch")" && pwd)/$(basename "$patch")
+  if [ "$running" -ge "$jobs" ]; then
+    wait -n || true
+    running=$((running - 1))
+  fi
+  run_one "$patch" &
+  running=$((running + 1))
+done
+wait || true
+render
