@@ -38,7 +38,7 @@
 # run completes, whatever was caught; 2 on bad usage or when the baseline
 # does not build.
 #
-# Usage: scripts/mutate.sh [-o DIR] [-b REV] [-t SECONDS] [-j N] [-k] [PATCH...]
+# Usage: scripts/mutate.sh [-o DIR] [-b REV] [-t SECONDS] [-j N] [-B DIR] [-k] [PATCH...]
 #        scripts/mutate.sh -r [-o DIR]
 #   -o DIR       results directory (default /tmp/mut-results; emptied first)
 #   -b REV       the commit to mutate (default HEAD of this repository)
@@ -46,6 +46,11 @@
 #                three times that)
 #   -j N         mutants run at once (default 1; the baseline runs alone)
 #   -k           keep each scratch tree (default: removed after its run)
+#   -B DIR       take the baseline from DIR (another run's DIR/baseline, of
+#                the same commit) and its build cache instead of measuring
+#                it again; with it,
+#                two runs can share a set of mutants (e.g. one each from
+#                either end of the list, each its own -o)
 #   -r           only render DIR's table from the mutants measured so far
 #                (of a run still going or stopped: marked PARTIAL)
 #   PATCH...     patch files (default: scripts/mutants/*.patch)
@@ -62,16 +67,18 @@ fuzz_secs=30
 keep=0
 jobs=1
 render_only=0
-while getopts "o:b:t:j:krh" opt; do
+reuse_base=""
+while getopts "o:b:t:j:B:krh" opt; do
   case $opt in
     o) out=$OPTARG ;;
     b) base=$OPTARG ;;
     t) fuzz_secs=$OPTARG ;;
     j) jobs=$OPTARG ;;
     k) keep=1 ;;
+    B) reuse_base=$OPTARG ;;
     r) render_only=1 ;;
     h) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
-    *) echo "usage: $0 [-o DIR] [-b REV] [-t SECONDS] [-j N] [-k] [PATCH...] | -r [-o DIR]" >&2; exit 2 ;;
+    *) echo "usage: $0 [-o DIR] [-b REV] [-t SECONDS] [-j N] [-B DIR] [-k] [PATCH...] | -r [-o DIR]" >&2; exit 2 ;;
   esac
 done
 shift $((OPTIND - 1))
@@ -129,14 +136,19 @@ if [ "$render_only" = 1 ]; then
   exit 0
 fi
 
+cache=$out/cache
+if [ -n "$reuse_base" ]; then
+  reuse_base=$(cd "$reuse_base" && pwd)
+  cache=$(dirname "$reuse_base")/cache # content-addressed: safe to share
+fi
 rm -rf "$out"
-mkdir -p "$out/cache"
+mkdir -p "$out" "$cache"
 # The runtime libraries (and the catalog's programs) build into a cache of
 # the run's own, shared by its runs: content-addressed, so a mutant that
 # does not touch the runtime reuses the baseline's build, and the user's
 # cache is left alone. Fuzz sessions keep their programs in a private
 # directory as usual (only the runtime comes from here).
-export RXEQ_CACHE="$out/cache" RXEQ_RUNTIME_CACHE="$out/cache"
+export RXEQ_CACHE="$cache" RXEQ_RUNTIME_CACHE="$cache"
 
 # failed_cases REPORT prints one line per failed or erroring case and lock.
 failed_cases() {
@@ -245,13 +257,20 @@ for patch in "${patches[@]}"; do basename "$patch" .patch; done >"$out/order"
 # purpose) are all seen before they are subtracted.
 base_fuzz_time=$((3 * fuzz_secs))s
 mkdir -p "$out/baseline"
-echo "== baseline (no patch)"
-if ! tree=$(prepare baseline ""); then
-  echo "the baseline $(cat "$out/baseline/status"); see $out/baseline/build.log" >&2
-  exit 2
+if [ -n "$reuse_base" ]; then
+  echo "== baseline: $reuse_base"
+  [ -f "$reuse_base/catalog.failed" ] && [ -f "$reuse_base/fuzz.pairs" ] && [ -f "$reuse_base/selftest.rc" ] ||
+    { echo "$reuse_base is not a baseline of scripts/mutate.sh" >&2; exit 2; }
+  cp -r "$reuse_base/." "$out/baseline/"
+else
+  echo "== baseline (no patch)"
+  if ! tree=$(prepare baseline ""); then
+    echo "the baseline $(cat "$out/baseline/status"); see $out/baseline/build.log" >&2
+    exit 2
+  fi
+  run_channels "$out/baseline" "$tree" "$base_fuzz_time"
+  cleanup_tree "$tree"
 fi
-run_channels "$out/baseline" "$tree" "$base_fuzz_time"
-cleanup_tree "$tree"
 base_self=$(cat "$out/baseline/selftest.rc")
 echo "   catalog: $(wc -l <"$out/baseline/catalog.failed") failing cases or locks; selftest exit $base_self;" \
   "fuzz: $(wc -l <"$out/baseline/fuzz.pairs") (executor, category) pairs with new findings"
