@@ -222,14 +222,15 @@ prepare() {
   # rxeq compiles its runtime's C and C++ when it first needs them; a
   # runtime that does not compile would make native or torch unavailable
   # and every channel fail, which is not a catch. So the runtime files a
-  # patch touches are compiled here first, with the warnings the runtime
-  # build makes errors.
+  # patch touches are compiled here first (for real: -fsyntax-only misses
+  # an unused function), with the warnings the runtime build makes errors.
   local f ok=1
   for f in $( [ -n "$patch" ] && sed -n 's|^+++ b/\(native/runtime/csrc/.*\)$|\1|p' "$patch"); do
     case $f in
-      *.c) (cd "$tree/$(dirname "$f")" && cc -std=c11 -fsyntax-only -Wall -Wextra -Werror "$(basename "$f")") ;;
-      *.cc) (cd "$tree/$(dirname "$f")" && c++ -std=c++17 -fsyntax-only -Wall -Werror \
-               -isystem /usr/include/torch/csrc/api/include "$(basename "$f")") ;;
+      *.c) (cd "$tree/$(dirname "$f")" && cc -std=c11 -O0 -fPIC -ffp-contract=off -Wall -Wextra -Werror \
+              -c -o /dev/null "$(basename "$f")") ;;
+      *.cc) (cd "$tree/$(dirname "$f")" && c++ -std=c++17 -O0 -fPIC -ffp-contract=off -Wall -Werror \
+               -isystem /usr/include/torch/csrc/api/include -c -o /dev/null "$(basename "$f")") ;;
     esac >>"$out/$name/build.log" 2>&1 || ok=0
   done
   if [ "$ok" = 0 ] || ! (cd "$tree" && go build -o rxeq ./cmd/rxeq) >>"$out/$name/build.log" 2>&1; then
