@@ -24,7 +24,10 @@
 # A channel catches a mutant when it fails where the baseline does not:
 #   catalog   a command exits with a status other than 0 and 1 (usage,
 #             crash, timeout), or its JSON report holds a failed or
-#             erroring case or lock that the baseline's does not;
+#             erroring case or lock that the baseline's does not (a case
+#             whose executor did not start because the machine was too
+#             loaded for it to say hello within a minute is listed, not
+#             counted);
 #   selftest  it exits non-zero (the baseline must pass);
 #   fuzz      it exits with a status other than 0 and 1, or reports a new
 #             finding whose (executor, category) the baseline's 30 s do not
@@ -34,7 +37,8 @@
 # counted in neither column.
 #
 # Prints a markdown table (also written to DIR/RESULTS.md, with
-# DIR/results.tsv and each run's logs under DIR/NAME/). Exits 0 when the
+# DIR/results.tsv and each run's logs under DIR/NAME/). -r judges the runs
+# in DIR again from their logs and prints the table of those finished. Exits 0 when the
 # run completes, whatever was caught; 2 on bad usage or when the baseline
 # does not build.
 #
@@ -130,31 +134,20 @@ render() {
   } | tee "$out/RESULTS.md"
 }
 
-if [ "$render_only" = 1 ]; then
-  [ -f "$out/meta" ] || { echo "$out holds no mutation run" >&2; exit 2; }
-  render
-  exit 0
-fi
-
-cache=$out/cache
-if [ -n "$reuse_base" ]; then
-  reuse_base=$(cd "$reuse_base" && pwd)
-  cache=$(dirname "$reuse_base")/cache # content-addressed: safe to share
-fi
-rm -rf "$out"
-mkdir -p "$out" "$cache"
-# The runtime libraries (and the catalog's programs) build into a cache of
-# the run's own, shared by its runs: content-addressed, so a mutant that
-# does not touch the runtime reuses the baseline's build, and the user's
-# cache is left alone. Fuzz sessions keep their programs in a private
-# directory as usual (only the runtime comes from here).
-export RXEQ_CACHE="$cache" RXEQ_RUNTIME_CACHE="$cache"
-
 # failed_cases REPORT prints one line per failed or erroring case and lock.
+# An executor that did not start because it did not say hello in time
+# (torch's import can take a minute on a loaded machine) is not counted.
+startup='test("did not start: .*waiting for its hello")'
 failed_cases() {
-  jq -r '(.cases[]? | select(.status == "fail" or .status == "error")
-            | "case \(.scenario)/\(.function)/b\(.batch)/\(.executor) \(.status)"),
-         (.locks[]? | select(.status != "pass") | "lock \(.scenario)/\(.function) \(.status)")' "$1" | sort -u
+  jq -r "(.cases[]? | select((.status == \"fail\" or .status == \"error\") and ((.error // \"\") | $startup | not))
+            | \"case \\(.scenario)/\\(.function)/b\\(.batch)/\\(.executor) \\(.status)\"),
+         (.locks[]? | select(.status != \"pass\") | \"lock \\(.scenario)/\\(.function) \\(.status)\")" "$1" | sort -u
+}
+
+# flaky_cases REPORT prints the cases failed_cases leaves out.
+flaky_cases() {
+  jq -r "(.cases[]? | select((.status == \"fail\" or .status == \"error\") and ((.error // \"\") | $startup))
+            | \"case \\(.scenario)/\\(.function)/b\\(.batch)/\\(.executor) \\(.status)\")" "$1" | sort -u
 }
 
 # new_findings FUZZJSON prints "executor category" of each new finding.
@@ -165,7 +158,7 @@ new_findings() {
 # run_channels DIR TREE [FUZZTIME]: the three channels in TREE, logs and
 # verdicts in DIR (catalog.failed, fuzz.pairs, *.rc).
 run_channels() {
-  local d=$1 tree=$2 rc
+  local d=$1 tree=$2
   (
     cd "$tree"
     set +e
@@ -188,13 +181,25 @@ run_channels() {
       --json "$d/fuzz.json" >"$d/fuzz.out" 2>&1
     echo $? >"$d/fuzz.rc"
   )
+  collect "$d"
+}
+
+# collect DIR: the channels' outcomes in DIR, from their exit statuses and
+# reports: catalog.failed (failed cases and locks, and commands that did
+# not finish), catalog.flaky (cases that failed only because the machine
+# was too loaded for an executor to start: a Python executor that does not
+# say hello within a minute), fuzz.pairs.
+collect() {
+  local d=$1 rc part
   : >"$d/catalog.failed"
+  : >"$d/catalog.flaky"
   for part in main python generated; do
     rc=$(cat "$d/catalog-$part.rc")
     if [ "$rc" -gt 1 ]; then
       echo "$part exit $rc" >>"$d/catalog.failed"
     elif [ -s "$d/catalog-$part.json" ]; then
       failed_cases "$d/catalog-$part.json" >>"$d/catalog.failed" || echo "$part report unreadable" >>"$d/catalog.failed"
+      flaky_cases "$d/catalog-$part.json" >>"$d/catalog.flaky" || true
     elif [ "$rc" -ne 0 ]; then
       echo "$part exit $rc without a report" >>"$d/catalog.failed"
     fi
@@ -249,6 +254,86 @@ cleanup_tree() {
   fi
 }
 
+# judge NAME PATCH: the mutant's row of the results ($out/NAME/row.tsv)
+# from its collected outcomes against the baseline's.
+judge() {
+  local name=$1 patch=$2 d=$out/$1 aimed cat_v self_v fuzz_v frc any detail n
+  # The patch header's "# issue-30:" line: the work meant to catch it.
+  aimed=$(sed -n 's/^# issue-30: //p' "$patch" | head -1)
+  if [ "$(cat "$d/status")" != built ]; then
+    printf '%s\t%s\t-\t-\t-\t-\t\t%s\n' "$name" "$(cat "$d/status")" "$aimed" >"$d/row.tsv"
+    return
+  fi
+  # Caught: what the mutant's channel shows beyond the baseline's.
+  comm -13 "$out/baseline/catalog.failed" "$d/catalog.failed" >"$d/catalog.new"
+  comm -13 "$out/baseline/fuzz.pairs" "$d/fuzz.pairs" >"$d/fuzz.new"
+  cat_v=escaped self_v=escaped fuzz_v=escaped
+  [ -s "$d/catalog.new" ] && cat_v=caught
+  [ "$(cat "$d/selftest.rc")" != 0 ] && self_v=caught
+  frc=$(cat "$d/fuzz.rc")
+  if [ -s "$d/fuzz.new" ] || [ "$frc" -gt 1 ]; then fuzz_v=caught; fi
+  any=escaped
+  [ "$cat_v$self_v$fuzz_v" != escapedescapedescaped ] && any=caught
+  detail=""
+  if [ -s "$d/catalog.new" ]; then
+    n=$(wc -l <"$d/catalog.new")
+    detail="catalog: $(head -3 "$d/catalog.new" | tr '\n' ';' | sed 's/;$//')"
+    [ "$n" -gt 3 ] && detail="$detail (+$((n - 3)) more)"
+  fi
+  [ "$(cat "$d/selftest.rc")" != 0 ] && detail="$detail${detail:+ / }selftest: $(tail -1 "$d/selftest.out")"
+  [ "$frc" -gt 1 ] && detail="$detail${detail:+ / }fuzz exit $frc"
+  [ -s "$d/fuzz.new" ] && detail="$detail${detail:+ / }fuzz: $(tr '\n' ';' <"$d/fuzz.new" | sed 's/;$//')"
+  [ -s "$d/catalog.flaky" ] && detail="$detail${detail:+ / }($(wc -l <"$d/catalog.flaky") catalog cases not counted: an executor did not start in time)"
+  printf '%s\tbuilt\t%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$cat_v" "$self_v" "$fuzz_v" "$any" "$detail" "$aimed" >"$d/row.tsv"
+}
+
+# run_one PATCH: the mutant's runs and its row of the results.
+run_one() {
+  local patch=$1 name d t0 tree
+  name=$(basename "$patch" .patch)
+  d=$out/$name
+  mkdir -p "$d"
+  cp "$patch" "$d/mutant.patch"
+  t0=$(date +%s)
+  if tree=$(prepare "$name" "$patch"); then
+    run_channels "$d" "$tree"
+    cleanup_tree "$tree"
+    echo "built" >"$d/status"
+  fi
+  judge "$name" "$patch"
+  echo "== $name: $(cut -f2-5 "$d/row.tsv" | tr '\t' ' ') ($(($(date +%s) - t0)) s)"
+}
+
+if [ "$render_only" = 1 ]; then
+  [ -f "$out/meta" ] || { echo "$out holds no mutation run" >&2; exit 2; }
+  # Judged again from what each finished run left (so that a change in
+  # how outcomes are judged applies to runs already made).
+  collect "$out/baseline"
+  while read -r name; do
+    d=$out/$name
+    if [ -f "$d/status" ] && [ -f "$d/mutant.patch" ]; then
+      [ "$(cat "$d/status")" = built ] && collect "$d"
+      judge "$name" "$d/mutant.patch"
+    fi
+  done <"$out/order"
+  render
+  exit 0
+fi
+
+cache=$out/cache
+if [ -n "$reuse_base" ]; then
+  reuse_base=$(cd "$reuse_base" && pwd)
+  cache=$(dirname "$reuse_base")/cache # content-addressed: safe to share
+fi
+rm -rf "$out"
+mkdir -p "$out" "$cache"
+# The runtime libraries (and the catalog's programs) build into a cache of
+# the run's own, shared by its runs: content-addressed, so a mutant that
+# does not touch the runtime reuses the baseline's build, and the user's
+# cache is left alone. Fuzz sessions keep their programs in a private
+# directory as usual (only the runtime comes from here).
+export RXEQ_CACHE="$cache" RXEQ_RUNTIME_CACHE="$cache"
+
 echo "== mutation run of $commit ($(git -C "$root" log -1 --format=%s "$commit" | cut -c1-60)), ${#patches[@]} mutants, results in $out"
 start=$(date +%s)
 echo "$commit $fuzz_time $start" >"$out/meta"
@@ -276,48 +361,6 @@ base_self=$(cat "$out/baseline/selftest.rc")
 echo "   catalog: $(wc -l <"$out/baseline/catalog.failed") failing cases or locks; selftest exit $base_self;" \
   "fuzz: $(wc -l <"$out/baseline/fuzz.pairs") (executor, category) pairs with new findings"
 [ "$base_self" = 0 ] || echo "   warning: the baseline's selftest fails; its column means nothing" >&2
-
-# run_one PATCH: the mutant's runs; its row of the results goes to
-# $out/NAME/row.tsv.
-run_one() {
-  local patch=$1 name d aimed t0 tree status cat_v self_v fuzz_v frc any detail n
-  name=$(basename "$patch" .patch)
-  d=$out/$name
-  mkdir -p "$d"
-  # The patch header's "# issue-30:" line: the work meant to catch it.
-  aimed=$(sed -n 's/^# issue-30: //p' "$patch" | head -1)
-  t0=$(date +%s)
-  if ! tree=$(prepare "$name" "$patch"); then
-    status=$(cat "$d/status")
-    printf '%s\t%s\t-\t-\t-\t-\t\t%s\n' "$name" "$status" "$aimed" >"$d/row.tsv"
-    echo "== $name: $status"
-    return
-  fi
-  run_channels "$d" "$tree"
-  cleanup_tree "$tree"
-  # Caught: what the mutant's channel shows beyond the baseline's.
-  comm -13 "$out/baseline/catalog.failed" "$d/catalog.failed" >"$d/catalog.new"
-  comm -13 "$out/baseline/fuzz.pairs" "$d/fuzz.pairs" >"$d/fuzz.new"
-  cat_v=escaped self_v=escaped fuzz_v=escaped
-  [ -s "$d/catalog.new" ] && cat_v=caught
-  [ "$(cat "$d/selftest.rc")" != 0 ] && self_v=caught
-  frc=$(cat "$d/fuzz.rc")
-  if [ -s "$d/fuzz.new" ] || [ "$frc" -gt 1 ]; then fuzz_v=caught; fi
-  any=escaped
-  [ "$cat_v$self_v$fuzz_v" != escapedescapedescaped ] && any=caught
-  detail=""
-  if [ -s "$d/catalog.new" ]; then
-    n=$(wc -l <"$d/catalog.new")
-    detail="catalog: $(head -3 "$d/catalog.new" | tr '\n' ';' | sed 's/;$//')"
-    [ "$n" -gt 3 ] && detail="$detail (+$((n - 3)) more)"
-  fi
-  [ "$(cat "$d/selftest.rc")" != 0 ] && detail="$detail${detail:+ / }selftest: $(tail -1 "$d/selftest.out")"
-  [ "$frc" -gt 1 ] && detail="$detail${detail:+ / }fuzz exit $frc"
-  [ -s "$d/fuzz.new" ] && detail="$detail${detail:+ / }fuzz: $(tr '\n' ';' <"$d/fuzz.new" | sed 's/;$//')"
-  echo "built" >"$d/status"
-  printf '%s\tbuilt\t%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$cat_v" "$self_v" "$fuzz_v" "$any" "$detail" "$aimed" >"$d/row.tsv"
-  echo "== $name: catalog $cat_v, selftest $self_v, fuzz $fuzz_v ($(($(date +%s) - t0)) s)"
-}
 
 running=0
 for patch in "${patches[@]}"; do
