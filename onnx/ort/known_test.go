@@ -114,6 +114,19 @@ var _ = Describe("ONNX Runtime's known differences", Ordered, func() {
 		Expect(out["r"].I64).To(Equal([]int64{1}), "CheckedRem(1, 3) with ORT_DISABLE_ALL")
 	})
 
+	It("with the optimizations on, a nested If under a constant condition that assigns a value to itself is refused at session creation (InlineIfSubgraph); off, it runs", func() {
+		// rxeq fuzz --seed 50 --executors oracle,onnxruntime, reduced.
+		src := "package p\n\nfunc f(a0 [B][5][5]float32) (out0 [1][5][5]float32) {\n\tout0 = a0\n\tif !(3 == 0) {\n" +
+			"\t\tif 9223372036854775806 != 2 {\n\t\t\tout0 = out0\n\t\t}\n\t\tout0 = Maximum(Mean(out0, 0), Sum(out0, 0, true))\n\t}\n\treturn\n}\n"
+		in := map[string]*tensor.Tensor{"a0": tensor.Generate(tensor.Dist{Kind: tensor.Normal, B: 0.5}, 1, 1, 5, 5)}
+		_, err := run(both()[0], src, "f", in)
+		Expect(err).To(MatchError(ContainSubstring("InlineIfSubgraph")))
+		Expect(err).To(MatchError(ContainSubstring("is not If node's input or previous node output in this subgraph")))
+		out, err := run(both()[1], src, "f", in)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(out["out0"].Shape).To(Equal([]int{1, 5, 5}))
+	})
+
 	It("between the levels: MatMul then Add at batch 1 gives other last bits with the optimizations on (fused)", func() {
 		src := "package p\n\nfunc f(x [B][32]float32, w [32][8]float32, b [8]float32) (y [B][8]float32) {\n\ty = MatMul(x, w) + b\n\treturn\n}\n\n" +
 			"func g(x [B][32]float32, w [32][8]float32, b [8]float32) (y [B][8]float32) {\n\ty = MatMul(x, w) - b + b\n\treturn\n}\n"
