@@ -73,8 +73,9 @@ type Mutant struct {
 	What string
 	// Break changes one run's outcome (outputs, error, or the inputs) and
 	// reports whether it changed anything. fn is the function, res its
-	// declared results in order, tol the default float tolerance.
-	Break func(fn *program.Func, inputs map[string]*tensor.Tensor, out *executor.Outcome, err *error, tol compare.Tolerance) bool
+	// declared results in order, tol the float tolerance of each output
+	// (its //rx:tolerance, else the default).
+	Break func(fn *program.Func, inputs map[string]*tensor.Tensor, out *executor.Outcome, err *error, tol func(output string) compare.Tolerance) bool
 }
 
 // Mutants returns the built-in mutants.
@@ -319,7 +320,14 @@ func (p *prepared) Run(ctx context.Context, fn string, inputs map[string]*tensor
 	if f == nil || ctx.Err() != nil {
 		return out, err
 	}
-	if p.e.m.Break(f, inputs, &out, &err, p.e.tol) {
+	tols := compare.Tolerances(p.f, f, p.e.tol)
+	tolOf := func(output string) compare.Tolerance {
+		if t, ok := tols[output]; ok {
+			return t
+		}
+		return p.e.tol
+	}
+	if p.e.m.Break(f, inputs, &out, &err, tolOf) {
 		batch := batchOf(f, inputs)
 		p.e.tally.mu.Lock()
 		p.e.tally.broken[key(p.scenario, fn, batch)] = true
@@ -371,7 +379,7 @@ func replace(out *executor.Outcome, name string) *tensor.Tensor {
 	return t
 }
 
-func classFlip(fn *program.Func, _ map[string]*tensor.Tensor, out *executor.Outcome, err *error, _ compare.Tolerance) bool {
+func classFlip(fn *program.Func, _ map[string]*tensor.Tensor, out *executor.Outcome, err *error, _ func(string) compare.Tolerance) bool {
 	if *err != nil {
 		return false
 	}
@@ -408,7 +416,7 @@ func classFlip(fn *program.Func, _ map[string]*tensor.Tensor, out *executor.Outc
 	return false
 }
 
-func strayNaN(fn *program.Func, _ map[string]*tensor.Tensor, out *executor.Outcome, err *error, _ compare.Tolerance) bool {
+func strayNaN(fn *program.Func, _ map[string]*tensor.Tensor, out *executor.Outcome, err *error, _ func(string) compare.Tolerance) bool {
 	if *err != nil {
 		return false
 	}
@@ -424,7 +432,7 @@ func strayNaN(fn *program.Func, _ map[string]*tensor.Tensor, out *executor.Outco
 	return false
 }
 
-func offByTen(fn *program.Func, _ map[string]*tensor.Tensor, out *executor.Outcome, err *error, tol compare.Tolerance) bool {
+func offByTen(fn *program.Func, _ map[string]*tensor.Tensor, out *executor.Outcome, err *error, tol func(string) compare.Tolerance) bool {
 	if *err != nil {
 		return false
 	}
@@ -435,14 +443,14 @@ func offByTen(fn *program.Func, _ map[string]*tensor.Tensor, out *executor.Outco
 				continue
 			}
 			t := replace(out, name)
-			t.F32[i] = float32(v + 10*tol.Allowed(v))
+			t.F32[i] = float32(v + 10*tol(name).Allowed(v))
 			return true
 		}
 	}
 	return false
 }
 
-func wrongShape(fn *program.Func, _ map[string]*tensor.Tensor, out *executor.Outcome, err *error, _ compare.Tolerance) bool {
+func wrongShape(fn *program.Func, _ map[string]*tensor.Tensor, out *executor.Outcome, err *error, _ func(string) compare.Tolerance) bool {
 	if *err != nil {
 		return false
 	}
@@ -460,7 +468,7 @@ func wrongShape(fn *program.Func, _ map[string]*tensor.Tensor, out *executor.Out
 	return false
 }
 
-func mutateInput(fn *program.Func, inputs map[string]*tensor.Tensor, _ *executor.Outcome, _ *error, _ compare.Tolerance) bool {
+func mutateInput(fn *program.Func, inputs map[string]*tensor.Tensor, _ *executor.Outcome, _ *error, _ func(string) compare.Tolerance) bool {
 	for _, prm := range fn.Params {
 		t := inputs[prm.Name]
 		if t == nil || t.DType != tensor.Float32 {
@@ -476,7 +484,7 @@ func mutateInput(fn *program.Func, inputs map[string]*tensor.Tensor, _ *executor
 	return false
 }
 
-func droppedRow(fn *program.Func, inputs map[string]*tensor.Tensor, out *executor.Outcome, err *error, _ compare.Tolerance) bool {
+func droppedRow(fn *program.Func, inputs map[string]*tensor.Tensor, out *executor.Outcome, err *error, _ func(string) compare.Tolerance) bool {
 	if *err != nil || batchOf(fn, inputs) < 2 {
 		return false
 	}
@@ -495,7 +503,7 @@ func droppedRow(fn *program.Func, inputs map[string]*tensor.Tensor, out *executo
 	return changed
 }
 
-func swapOutputs(fn *program.Func, _ map[string]*tensor.Tensor, out *executor.Outcome, err *error, _ compare.Tolerance) bool {
+func swapOutputs(fn *program.Func, _ map[string]*tensor.Tensor, out *executor.Outcome, err *error, _ func(string) compare.Tolerance) bool {
 	if *err != nil {
 		return false
 	}
@@ -514,7 +522,7 @@ func swapOutputs(fn *program.Func, _ map[string]*tensor.Tensor, out *executor.Ou
 	return false
 }
 
-func wrongErrorText(_ *program.Func, _ map[string]*tensor.Tensor, _ *executor.Outcome, err *error, _ compare.Tolerance) bool {
+func wrongErrorText(_ *program.Func, _ map[string]*tensor.Tensor, _ *executor.Outcome, err *error, _ func(string) compare.Tolerance) bool {
 	var re *ir.RuntimeError
 	if *err == nil || !errors.As(*err, &re) {
 		return false

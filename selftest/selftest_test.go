@@ -36,11 +36,11 @@ var _ = Describe("selftest", func() {
 
 	It("fails when a mutant breaks nothing the comparison can see, and says which", func() {
 		harmless := selftest.Mutant{Name: "harmless", What: "claims to break but changes nothing",
-			Break: func(*program.Func, map[string]*tensor.Tensor, *executor.Outcome, *error, compare.Tolerance) bool {
+			Break: func(*program.Func, map[string]*tensor.Tensor, *executor.Outcome, *error, func(string) compare.Tolerance) bool {
 				return true
 			}}
 		idle := selftest.Mutant{Name: "idle", What: "never finds anything to break",
-			Break: func(*program.Func, map[string]*tensor.Tensor, *executor.Outcome, *error, compare.Tolerance) bool {
+			Break: func(*program.Func, map[string]*tensor.Tensor, *executor.Outcome, *error, func(string) compare.Tolerance) bool {
 				return false
 			}}
 		outs, err := selftest.Run(ctx, catalog(), selftest.Options{Mutants: []selftest.Mutant{harmless, idle, selftest.Mutants()[0]}})
@@ -107,7 +107,7 @@ var _ = Describe("selftest on a user's files", func() {
 		probs := tensor.FromFloat32(make([]float32, 10), 2, 5)
 		out := executor.Outcome{Outputs: map[string]*tensor.Tensor{"probs": probs, "classes": tensor.FromInt64([]int64{1, 4}, 2)}}
 		var runErr error
-		Expect(flip[0].Break(f.Func("f"), nil, &out, &runErr, compare.DefaultTolerance())).To(BeTrue())
+		Expect(flip[0].Break(f.Func("f"), nil, &out, &runErr, func(string) compare.Tolerance { return compare.DefaultTolerance() })).To(BeTrue())
 		Expect(out.Outputs["classes"].I64).To(Equal([]int64{1, 0}))
 	})
 
