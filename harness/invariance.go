@@ -36,7 +36,9 @@ const (
 // loop count or a condition that is not RowUniform is RowMixed, and a
 // variable assigned several times takes the join of its assignments
 // (iterated to a fixed point, so loops are covered). ok is false when fn
-// has no batched parameter.
+// has no batched parameter, and when a CheckedRem or CheckedDiv has an
+// operand that is not RowUniform (whether the call fails then depends on
+// the batch).
 func RowIndependence(fn *ir.Func) (sym string, deps map[string]RowDependence, ok bool) {
 	for _, p := range fn.Params {
 		if p.Type.Rank() > 0 && p.Type.Shape[0].IsSym() {
@@ -101,6 +103,23 @@ func RowIndependence(fn *ir.Func) (sym string, deps map[string]RowDependence, ok
 		if !walk(fn.Body, RowUniform) {
 			break
 		}
+	}
+	// A checked division whose operands depend on the batch may fail for
+	// one batch and not for another (CheckedRem of an Argmax along axis
+	// 0): the function's error, which is the whole call's, is then not
+	// row-independent, whatever its results are.
+	batchErrors := false
+	ir.Walk(fn.Body, func(in ir.Instr) {
+		if op, isOp := in.(*ir.Op); isOp && (op.Kind == ir.CheckedRem || op.Kind == ir.CheckedDiv) {
+			for _, a := range op.Args {
+				if st[a.ID] != RowUniform {
+					batchErrors = true
+				}
+			}
+		}
+	})
+	if batchErrors {
+		return sym, nil, false
 	}
 	deps = map[string]RowDependence{}
 	for _, r := range fn.Results {

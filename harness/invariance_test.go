@@ -55,6 +55,20 @@ var _ = Describe("RowIndependence", func() {
 		}))
 	})
 
+	It("declines a function whose checked division depends on the batch, and keeps one whose does not", func() {
+		// CheckedRem of the argmax along the batch: row 0 alone can divide
+		// by zero where the whole batch does not.
+		_, p := lowered("package p\n\nfunc f(x [B][4]float32, d int64) (out [B][4]float32) {\n\tout = x\n" +
+			"\tc := Argmax(Sum(x, 1), 0)\n\tif CheckedRem(d, c) == 0 {\n\t\tout = x * 2.0\n\t}\n\treturn\n}\n")
+		_, _, ok := harness.RowIndependence(p.Func("f"))
+		Expect(ok).To(BeFalse())
+		_, p = lowered("package p\n\nfunc f(x [B][4]float32, d int64) (out [B][4]float32) {\n\tout = x\n" +
+			"\tif CheckedRem(d, 3) == 0 {\n\t\tout = x * 2.0\n\t}\n\treturn\n}\n")
+		_, deps, ok := harness.RowIndependence(p.Func("f"))
+		Expect(ok).To(BeTrue())
+		Expect(deps).To(HaveKeyWithValue("out", harness.RowWise))
+	})
+
 	It("declines a function with the batch symbol elsewhere than at axis 0", func() {
 		_, p := lowered("package p\n\nfunc f(x [B][8]float32, y [8][B]float32) (out [B][8]float32) {\n\tout = x\n\treturn\n}\n")
 		_, _, ok := harness.RowIndependence(p.Func("f"))
