@@ -306,14 +306,18 @@ func (b *outBlock) fits(fn *function, env map[string]int64) bool {
 // few runs at once, and a bound on the memory it holds.
 const maxFree = 4
 
-// put keeps a released block for reuse (or drops it when maxFree are
-// kept already).
+// put keeps a released block for reuse. When maxFree are kept already
+// the oldest is dropped, not blk: a run over more batch sizes than
+// maxFree (the harness's batches, a benchmark's) must not leave the list
+// full of the first sizes and make every later size allocate afresh.
 func (fn *function) put(blk *outBlock) {
 	fn.freeMu.Lock()
 	defer fn.freeMu.Unlock()
-	if len(fn.free) < maxFree {
-		fn.free = append(fn.free, blk)
+	if len(fn.free) == maxFree {
+		fn.free[0] = nil
+		fn.free = append(fn.free[:0], fn.free[1:]...)
 	}
+	fn.free = append(fn.free, blk)
 }
 
 // take removes and returns a kept block whose outputs have the shapes env

@@ -137,6 +137,30 @@ func score(x [B][4]float32, w [4][3]float32, d int64) (logits [B][3]float32, cls
 		}
 	})
 
+	It("keep the latest released blocks when more batch sizes run than it keeps, so the newest size reuses its memory", func() {
+		needLibrary()
+		pr := prepare(ort.Executor{Library: libPath()})
+		ctx := context.Background()
+		// More sizes than the free list holds, each run once, as the
+		// harness runs its batches; then the last size again.
+		for _, batch := range []int{1, 2, 3, 4, 5, 6} {
+			r, err := pr.RunResult(ctx, "score", inputs(batch, 1, 3))
+			Expect(err).NotTo(HaveOccurred())
+			r.Release()
+		}
+		in := inputs(7, 1, 3)
+		r, err := pr.RunResult(ctx, "score", in)
+		Expect(err).NotTo(HaveOccurred())
+		mem := data(r.Outputs["logits"])
+		r.Release()
+		for range 3 {
+			r, err := pr.RunResult(ctx, "score", in)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(data(r.Outputs["logits"])).To(Equal(mem), "batch 7's released block is kept, an older one dropped")
+			r.Release()
+		}
+	})
+
 	It("return the program's runtime error, and the block, when a run fails", func() {
 		needLibrary()
 		pr := prepare(ort.Executor{Library: libPath()})
