@@ -2,12 +2,14 @@ package main
 
 import (
 	"context"
+	"os"
 	"os/exec"
 	"runtime"
 	"testing"
 	"time"
 
 	"github.com/rextio/rxeq/executor"
+	"github.com/rextio/rxeq/executor/builtin"
 	"github.com/rextio/rxeq/fuzz"
 	"github.com/rextio/rxeq/jsexport"
 )
@@ -104,5 +106,52 @@ func BenchmarkFuzzTFJS(b *testing.B) {
 	rate := func(d time.Duration) float64 { return float64(programs*b.N) / d.Seconds() }
 	b.ReportMetric(rate(base), "oracle+fallback-programs/s")
 	b.ReportMetric(rate(tfjs), "tfjs-programs/s")
+	b.ReportMetric(0, "ns/op")
+}
+
+// BenchmarkFuzzORT measures `rxeq fuzz` throughput with the ONNX Runtime
+// executors added, as `rxeq fuzz` runs them (isolated, a pooled worker per
+// goroutine): oracle+fallback alone, then with onnxruntime and
+// onnxruntime-noopt. The default generator is used (NaN and edge values
+// included), and the ledger's known discrepancies are reduced as findings
+// are, so the rate is what a user's campaign sees.
+//
+//	go test ./cmd/rxeq -run '^$' -bench FuzzORT -benchtime 2x
+func BenchmarkFuzzORT(b *testing.B) {
+	if err := (builtin.Config{}).FromEnv(os.Getenv).Available(executor.ONNXRuntime); err != nil {
+		b.Skip(err)
+	}
+	const programs = 64
+	session := func(execs string) time.Duration {
+		b.Helper()
+		cache, cleanup, err := fuzzCache()
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer cleanup()
+		checker, err := buildChecker(execs, nativeSetup{isolate: true, cacheDir: cache, timeout: defaultFuzzTimeout,
+			programCC: resolveProgramCC("auto"), rtCache: runtimeCache()})
+		if err != nil {
+			b.Fatal(err)
+		}
+		r := &fuzzRun{Campaign: fuzz.Campaign{Seed: 1, Count: programs, Checker: checker, Dir: b.TempDir(),
+			Parallel: runtime.GOMAXPROCS(0)}, execList: execs, isolate: true}
+		st, err := r.run(context.Background())
+		if err != nil {
+			b.Fatal(err)
+		}
+		if st.Programs != programs {
+			b.Fatalf("%d programs ran, want %d", st.Programs, programs)
+		}
+		return st.Elapsed
+	}
+	var base, ort time.Duration
+	for b.Loop() {
+		base += session("oracle,fallback")
+		ort += session("oracle,fallback,onnxruntime,onnxruntime-noopt")
+	}
+	rate := func(d time.Duration) float64 { return float64(programs*b.N) / d.Seconds() }
+	b.ReportMetric(rate(base), "oracle+fallback-programs/s")
+	b.ReportMetric(rate(ort), "onnxruntime-programs/s")
 	b.ReportMetric(0, "ns/op")
 }
