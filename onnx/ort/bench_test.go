@@ -230,11 +230,10 @@ func BenchmarkScoring(b *testing.B) {
 						cpu[i] += tc[i+1] - tc[i]
 					}
 				}
-				// The plain Run leaves its outputs to the collector, and a
-				// collection between a Release and the next RunResult
-				// empties the pool (sync.Pool): timed in the loop above it
-				// would make the reuse path allocate too. So it runs as
-				// many times after it, on its own.
+				// The plain Run leaves its outputs to the collector: timed
+				// in the loop above, its garbage would make the collector
+				// run (and the calls above assist it) on their time too.
+				// So it runs as many times after it, on its own.
 				for range b.N {
 					mark(1)
 					if _, err := exec.Run(ctx, fn, in); err != nil {
