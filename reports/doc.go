@@ -20,4 +20,8 @@
 // .npy files (package tensor/npy: C order, little-endian float32, float64
 // or int64) in a directory with a manifest.json (DumpSchema,
 // "rxeq.dump/v1").
+//
+// Merge joins the reports of the shards of one run in memory; PlanMerge
+// and MergePlan.Write do it in two streamed passes over the shards'
+// files, holding one case at a time (rxeq merge).
 package reports

@@ -66,6 +66,39 @@ func WriteJSON(w io.Writer, r *Report) error {
 	if r == nil {
 		return errors.New("reports: nil report")
 	}
+	return writeJSON(w, r, []jsonList{
+		{"cases", r.Cases == nil, func(yield func(any) error) error {
+			for i := range r.Cases {
+				if err := yield(&r.Cases[i]); err != nil {
+					return err
+				}
+			}
+			return nil
+		}},
+		{"locks", r.Locks == nil, func(yield func(any) error) error {
+			for i := range r.Locks {
+				if err := yield(&r.Locks[i]); err != nil {
+					return err
+				}
+			}
+			return nil
+		}},
+	})
+}
+
+// jsonList is a list field of a report that writeJSON writes one element
+// at a time: each calls yield with every element, in order, and returns
+// the first error, yield's or its own. A nil list (isNil) is written as
+// null.
+type jsonList struct {
+	key   string
+	isNil bool
+	each  func(yield func(any) error) error
+}
+
+// writeJSON writes the report r as WriteJSON does, but with the lists
+// (cases, then locks) from lists instead of r's.
+func writeJSON(w io.Writer, r *Report, lists []jsonList) error {
 	c := *r
 	if c.Schema == "" {
 		c.Schema = Schema
@@ -82,15 +115,7 @@ func WriteJSON(w io.Writer, r *Report) error {
 	}
 	bw := bufio.NewWriterSize(w, 64<<10)
 	rest := head
-	for _, list := range []struct {
-		key   string
-		n     int
-		isNil bool
-		elem  func(int) any
-	}{
-		{"cases", len(r.Cases), r.Cases == nil, func(i int) any { return &r.Cases[i] }},
-		{"locks", len(r.Locks), r.Locks == nil, func(i int) any { return &r.Locks[i] }},
-	} {
+	for _, list := range lists {
 		mark := []byte("\n  \"" + list.key + "\": null")
 		at := bytes.Index(rest, mark)
 		if at < 0 {
@@ -98,24 +123,35 @@ func WriteJSON(w io.Writer, r *Report) error {
 		}
 		bw.Write(rest[:at+len(mark)-len("null")])
 		rest = rest[at+len(mark):]
-		switch {
-		case list.isNil:
+		if list.isNil {
 			bw.WriteString("null")
-		case list.n == 0:
-			bw.WriteString("[]")
-		default:
-			bw.WriteString("[")
-			for i := range list.n {
-				b, err := marshalIndent(list.elem(i), "    ")
-				if err != nil {
-					return fmt.Errorf("reports: encoding JSON: %w", err)
-				}
-				if i > 0 {
-					bw.WriteString(",")
-				}
-				bw.WriteString("\n    ")
-				bw.Write(bytes.TrimSuffix(b, []byte("\n")))
+			continue
+		}
+		n := 0
+		err := list.each(func(v any) error {
+			b, err := marshalIndent(v, "    ")
+			if err != nil {
+				return fmt.Errorf("reports: encoding JSON: %w", err)
 			}
+			if n == 0 {
+				bw.WriteString("[")
+			} else {
+				bw.WriteString(",")
+			}
+			n++
+			bw.WriteString("\n    ")
+			_, err = bw.Write(bytes.TrimSuffix(b, []byte("\n")))
+			if err != nil {
+				return fmt.Errorf("reports: writing JSON: %w", err)
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		if n == 0 {
+			bw.WriteString("[]")
+		} else {
 			bw.WriteString("\n  ]")
 		}
 	}

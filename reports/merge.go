@@ -41,9 +41,10 @@ func Merge(shards ...*Report) (*Report, error) {
 // Merger joins shard reports as Merge does, one report at a time: Add
 // takes a report in memory, ReadJSON decodes one from its JSON case by
 // case straight into the merged report, so that merging files costs the
-// merged report and not a decoded copy of every input besides
-// (`rxeq merge`). The zero Merger is ready to use; after ReadJSON fails it
-// must not be used again.
+// merged report and not a decoded copy of every input besides. The zero
+// Merger is ready to use; after ReadJSON fails it must not be used
+// again. To merge reports without holding the merged one (`rxeq
+// merge`), use PlanMerge.
 type Merger struct {
 	out   Report
 	heads []*Report      // each report's header; Cases is set by Report
@@ -154,7 +155,15 @@ func (m *Merger) Report() (*Report, error) {
 		// A view of the report's cases in the merged list, for the checks.
 		m.heads[i].Cases = m.out.Cases[m.spans[i][0]:m.spans[i][1]:m.spans[i][1]]
 	}
-	if err := checkShards(m.heads); err != nil {
+	stray := func(i int, sh *Shard) error {
+		for j := range m.heads[i].Cases {
+			if c := &m.heads[i].Cases[j]; !sh.holds(c.Group) {
+				return strayCase(i, sh, c)
+			}
+		}
+		return nil
+	}
+	if err := checkShards(m.heads, stray); err != nil {
 		return nil, err
 	}
 	for _, err := range m.errs {
@@ -174,9 +183,20 @@ func (m *Merger) Report() (*Report, error) {
 	return &out, nil
 }
 
+// holds says whether group g of the run is in shard sh.
+func (sh *Shard) holds(g int) bool { return g >= 0 && g < sh.Groups && g%sh.Total == sh.Index-1 }
+
+// strayCase is the error for case c of report i, which is not in the
+// shard sh the report holds.
+func strayCase(i int, sh *Shard, c *Case) error {
+	return fmt.Errorf("%w: report %d (shard %d/%d) holds case %s/%s of group %d, which is not in that shard of %d groups",
+		ErrMerge, i+1, sh.Index, sh.Total, c.Scenario, c.Name(), c.Group, sh.Groups)
+}
+
 // checkShards checks that reports which say their shard make up one whole
-// run (see Merge).
-func checkShards(shards []*Report) error {
+// run (see Merge); stray returns the error for the first case of report i
+// that is not in shard sh (strayCase), or nil.
+func checkShards(shards []*Report, stray func(i int, sh *Shard) error) error {
 	var with, without []int
 	for i, r := range shards {
 		if r == nil {
@@ -212,11 +232,8 @@ func checkShards(shards []*Report) error {
 			return fmt.Errorf("%w: reports %d and %d are both shard %d/%d", ErrMerge, j, i+1, sh.Index, sh.Total)
 		}
 		seen[sh.Index] = i + 1
-		for _, c := range r.Cases {
-			if c.Group < 0 || c.Group >= sh.Groups || c.Group%sh.Total != sh.Index-1 {
-				return fmt.Errorf("%w: report %d (shard %d/%d) holds case %s/%s of group %d, which is not in that shard of %d groups",
-					ErrMerge, i+1, sh.Index, sh.Total, c.Scenario, c.Name(), c.Group, sh.Groups)
-			}
+		if err := stray(i, sh); err != nil {
+			return err
 		}
 	}
 	var missing []string
@@ -253,10 +270,31 @@ func rank(s Status) int {
 // function): a report that is not JSON, or of another schema, is refused
 // with the same texts. After an error the Merger must not be used.
 func (m *Merger) ReadJSON(r io.Reader) error {
-	dec := json.NewDecoder(bufio.NewReaderSize(r, 64<<10))
 	i := m.begin()
+	head, err := decodeReport(r, func(c *Case) error {
+		m.addCase(i, c)
+		return nil
+	}, func(l *Lock) error {
+		m.addLock(l)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	m.end(i, &head)
+	return nil
+}
+
+// decodeReport reads one report written by WriteJSON, calling onCase with
+// each case and onLock with each lock as they are decoded (each a new
+// value the callee may keep), and returns the rest of the report, its
+// header. Its errors are ReadJSON's (the package function), with the same
+// texts, or the first error of onCase or onLock, as it is.
+func decodeReport(r io.Reader, onCase func(*Case) error, onLock func(*Lock) error) (Report, error) {
+	dec := json.NewDecoder(bufio.NewReaderSize(r, 64<<10))
 	var head Report
 	var typeErr error // the first value of the wrong type: decoding goes on, as json.Unmarshal does
+	var cbErr error   // onCase's or onLock's
 	keep := func(err error) error {
 		var te *json.UnmarshalTypeError
 		if errors.As(err, &te) {
@@ -280,21 +318,21 @@ func (m *Merger) ReadJSON(r io.Reader) error {
 			switch key {
 			case "cases":
 				err = eachElem(dec, key, func() error {
-					var c Case
-					if err := keep(dec.Decode(&c)); err != nil {
+					c := new(Case)
+					if err := keep(dec.Decode(c)); err != nil {
 						return err
 					}
-					m.addCase(i, &c)
-					return nil
+					cbErr = onCase(c)
+					return cbErr
 				})
 			case "locks":
 				err = eachElem(dec, key, func() error {
-					var l Lock
-					if err := keep(dec.Decode(&l)); err != nil {
+					l := new(Lock)
+					if err := keep(dec.Decode(l)); err != nil {
 						return err
 					}
-					m.addLock(&l)
-					return nil
+					cbErr = onLock(l)
+					return cbErr
 				})
 			default:
 				// A field of the header: decoded into head by its JSON name,
@@ -306,6 +344,9 @@ func (m *Merger) ReadJSON(r io.Reader) error {
 				one, _ := json.Marshal(map[string]json.RawMessage{key: raw})
 				err = json.Unmarshal(one, &head)
 			}
+			if cbErr != nil {
+				return cbErr
+			}
 			if err := keep(err); err != nil {
 				return err
 			}
@@ -315,19 +356,20 @@ func (m *Merger) ReadJSON(r io.Reader) error {
 	}()
 	var syn *json.SyntaxError
 	switch {
+	case cbErr != nil:
+		return head, cbErr
 	case err != nil && (errors.As(err, &syn) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF)):
-		return fmt.Errorf("reports: decoding JSON: %w", err)
+		return head, fmt.Errorf("reports: decoding JSON: %w", err)
 	case head.Schema == "":
-		return fmt.Errorf("reports: %w: the report has no \"schema\" field (want %q)", ErrSchema, Schema)
+		return head, fmt.Errorf("reports: %w: the report has no \"schema\" field (want %q)", ErrSchema, Schema)
 	case head.Schema != Schema:
-		return fmt.Errorf("reports: %w %q: this version of rxeq reads %q", ErrSchema, head.Schema, Schema)
+		return head, fmt.Errorf("reports: %w %q: this version of rxeq reads %q", ErrSchema, head.Schema, Schema)
 	case err != nil:
-		return fmt.Errorf("reports: decoding %s: %w", Schema, err)
+		return head, fmt.Errorf("reports: decoding %s: %w", Schema, err)
 	case typeErr != nil:
-		return fmt.Errorf("reports: decoding %s: %w", Schema, typeErr)
+		return head, fmt.Errorf("reports: decoding %s: %w", Schema, typeErr)
 	}
-	m.end(i, &head)
-	return nil
+	return head, nil
 }
 
 // expectDelim reads the delimiter want, which opens what.

@@ -11,7 +11,7 @@ import (
 
 // cmdMerge joins the JSON reports of the shards of one run into one JSON
 // and one JUnit report whose counts are the unsharded run's.
-func cmdMerge(_ context.Context, args []string, stdout, stderr io.Writer) int {
+func cmdMerge(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("merge", "[--json FILE] [--junit FILE] REPORT.json...", stdout, stderr)
 	jsonOut := fs.String("json", "", "write the merged JSON report to `FILE`")
 	junitOut := fs.String("junit", "", "write the merged JUnit XML report to `FILE`")
@@ -22,66 +22,60 @@ func cmdMerge(_ context.Context, args []string, stdout, stderr io.Writer) int {
 		fs.Usage()
 		return exitUsage
 	}
-	// Each report is decoded case by case into the merged one: the
-	// merge holds the merged report, not the inputs besides.
-	var m reports.Merger
-	for _, name := range fs.Args() {
-		f, err := os.Open(name)
-		if err != nil {
-			fmt.Fprintf(stderr, "rxeq merge: %v\n", err)
-			return exitUsage
-		}
-		err = m.ReadJSON(f)
-		f.Close()
-		if err != nil {
-			fmt.Fprintf(stderr, "rxeq merge: %s: %v\n", name, err)
-			return exitUsage
-		}
+	// Two passes over the reports, one case at a time: the first checks
+	// them and counts what the outputs' headers need, the second writes
+	// the outputs group by group in the run's order. Memory is that of
+	// one case, the locks and a few bytes per group, never the merged
+	// report.
+	srcs := make([]reports.Source, fs.NArg())
+	for i, name := range fs.Args() {
+		srcs[i] = reports.FileSource(name)
 	}
-	merged, err := m.Report()
+	plan, err := reports.PlanMerge(ctx, srcs...)
 	if err != nil {
 		fmt.Fprintf(stderr, "rxeq merge: %v\n", err)
 		return exitUsage
 	}
-	for _, out := range []struct {
-		path  string
-		write func(io.Writer, *reports.Report) error
-	}{{*jsonOut, reports.WriteJSON}, {*junitOut, reports.WriteJUnit}} {
-		if out.path == "" {
-			continue
-		}
-		f, err := os.Create(out.path)
-		if err == nil {
-			err = out.write(f, merged)
-			if cerr := f.Close(); err == nil {
-				err = cerr
+	var files []*os.File
+	closeAll := func() error {
+		var first error
+		for _, f := range files {
+			if err := f.Close(); err != nil && first == nil {
+				first = err
 			}
 		}
+		files = nil
+		return first
+	}
+	create := func(path string) (io.Writer, error) {
+		if path == "" {
+			return nil, nil
+		}
+		f, err := os.Create(path)
 		if err != nil {
-			fmt.Fprintf(stderr, "rxeq merge: %v\n", err)
-			return exitFail
+			return nil, err
 		}
+		files = append(files, f)
+		return f, nil
 	}
-	pass, fail, skip := 0, 0, 0
-	for _, c := range merged.Cases {
-		switch c.Status {
-		case reports.StatusPass, reports.StatusXPass:
-			pass++
-		case reports.StatusSkip, reports.StatusXFail:
-			skip++
-		default:
-			fail++
-		}
+	jsonW, err := create(*jsonOut)
+	var junitW io.Writer
+	if err == nil {
+		junitW, err = create(*junitOut)
 	}
-	locksOK := 0
-	for _, l := range merged.Locks {
-		if l.Status == reports.StatusPass {
-			locksOK++
-		} else {
-			fail++
-		}
+	if err == nil {
+		err = plan.Write(ctx, jsonW, junitW)
 	}
-	fmt.Fprintf(stdout, "%d reports, %d cases, locks %d/%d held\n", fs.NArg(), len(merged.Cases), locksOK, len(merged.Locks))
+	if cerr := closeAll(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "rxeq merge: %v\n", err)
+		return exitFail
+	}
+	sum := plan.Summary()
+	pass, fail, skip := sum.Passed, sum.Failed+sum.Locks-sum.LocksHeld, sum.Skipped
+	fmt.Fprintf(stdout, "%d reports, %d cases, locks %d/%d held\n", fs.NArg(), sum.Cases, sum.LocksHeld, sum.Locks)
 	if skip > 0 {
 		fmt.Fprintf(stdout, "%d passed, %d failed, %d skipped\n", pass, fail, skip)
 	} else {

@@ -3,8 +3,11 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -71,6 +74,60 @@ var _ = Describe("the ONNX Runtime executors", Label("e2e"), func() {
 			Expect(code).To(Equal(1), out+errOut)
 			Expect(out).To(ContainSubstring(`"onnxruntime crashed: signal SIGSEGV"`))
 			Expect(out).To(ContainSubstring("--- FAIL ort-crash/f0/"))
+			crashed = true
+			break
+		}
+		Expect(crashed).To(BeTrue(), "ONNX Runtime did not crash in 20 runs")
+	})
+
+	// The same program with rxeq run's default flags, as its own process
+	// (a crash in this one would end the suite): ONNX Runtime runs in a
+	// worker by default, so f0's cases fail with the crash and the run
+	// reports f1's cases and writes its report; with --isolate-ort=false
+	// nothing but the crash is left.
+	It("by default: a crash of ONNX Runtime fails that function's cases, the other cases are reported", func() {
+		if _, err := ort.Find(os.Getenv(builtin.EnvORTLib)); err != nil {
+			if os.Getenv("RXEQ_REQUIRE_ORT") != "" {
+				Fail(err.Error())
+			}
+			Skip(err.Error())
+		}
+		exe, err := os.Executable()
+		Expect(err).NotTo(HaveOccurred())
+		crashed := false
+		for range 20 {
+			jsonPath := filepath.Join(GinkgoT().TempDir(), "r.json")
+			cmd := exec.Command(exe, asRxeq, "run", "--backend", "oracle,onnxruntime", "--json", jsonPath, "../../isolate/testdata/ort-crash.rx")
+			var out, errOut bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &out, &errOut
+			err := cmd.Run()
+			if err == nil {
+				continue
+			}
+			var ee *exec.ExitError
+			Expect(errors.As(err, &ee)).To(BeTrue(), "%v", err)
+			Expect(ee.ExitCode()).To(Equal(1), "%v\n%s%s", err, out.String(), errOut.String())
+			Expect(out.String()).To(ContainSubstring(`"onnxruntime crashed: signal SIGSEGV"`))
+			Expect(out.String()).To(ContainSubstring("--- FAIL ort-crash/f0/"))
+			Expect(out.String()).NotTo(ContainSubstring("FAIL ort-crash/f1"))
+			data, err := os.ReadFile(jsonPath)
+			Expect(err).NotTo(HaveOccurred())
+			var rep struct {
+				Cases []struct {
+					Function string `json:"function"`
+					Executor string `json:"executor"`
+					Status   string `json:"status"`
+				} `json:"cases"`
+			}
+			Expect(json.Unmarshal(data, &rep)).To(Succeed())
+			f1 := 0
+			for _, c := range rep.Cases {
+				if c.Function == "f1" && c.Executor == "onnxruntime" {
+					Expect(c.Status).To(Equal("pass"))
+					f1++
+				}
+			}
+			Expect(f1).To(Equal(3), "f1's three batches through onnxruntime")
 			crashed = true
 			break
 		}

@@ -29,8 +29,9 @@ import (
 // version is rxeq's version, written into reports.
 const version = "0.1.0-dev"
 
-// isolateGrace is added to the case timeout under --isolate, so that the
-// worker's own timeout (which kills and restarts it) fires first.
+// isolateGrace is added to the case timeout under --isolate (and when
+// isolated ONNX Runtime executors run), so that the worker's own timeout
+// (which kills and restarts it) fires first.
 const isolateGrace = 5 * time.Second
 
 // runFlags are the flags of `rxeq run` (and, in part, `rxeq lock`).
@@ -46,6 +47,7 @@ type runFlags struct {
 	timeout           time.Duration
 	compileTimeout    time.Duration
 	isolate           bool
+	isolateORT        bool // --isolate-ort (default true)
 	maxMemory         *memoryFlag
 	maxULP            int64
 	errorKinds        bool
@@ -78,6 +80,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&rf.errorKinds, "error-kinds", false, "compare runtime errors by kind only (division by zero, shape, dtype), not by rxeq's exact text")
 	fs.Int64Var(&rf.maxULP, "max-ulp", 0, "also fail a float output more than `N` float32 ULPs from the oracle rounded to float32 (besides rtol/atol; a //rx:tolerance ulp= keeps its own; 0: none)")
 	fs.BoolVar(&rf.isolate, "isolate", false, "run native code and ONNX Runtime in a worker process: a crash or hang fails that case and the run goes on")
+	fs.BoolVar(&rf.isolateORT, "isolate-ort", true, "run ONNX Runtime in a worker process even without --isolate (false: in rxeq's process, where a crash of ONNX Runtime ends the run)")
 	fs.Var(&rf.external, "executor", "add an external executor `NAME=COMMAND` speaking rxeq.executor/v1 (repeatable; see docs/executor-protocol.md)")
 	fs.Var(&rf.funcMap, "executor-func", "external executor NAME knows function FUNC as THEIRS: `NAME:FUNC=THEIRS` (repeatable)")
 	fs.StringVar(&rf.ledger, "ledger", "", "known-discrepancy ledger `FILE` (default: the checked-in ledger/known.json; \"none\" for none)")
@@ -245,7 +248,7 @@ func (rf runFlags) options() (harness.Options, error) {
 	// "native timed out after …", and an external executor's kills and
 	// restarts it: the case timeout gets a grace period on top.
 	cfg := builtin.Config{Mode: mode, CompileTimeout: rf.compileTimeout, TorchThreads: rf.torchThreads,
-		Isolate: rf.isolate, CallTimeout: rf.timeout, Version: version}.FromEnv(os.Getenv)
+		Isolate: rf.isolate, IsolateORT: rf.isolateORT, CallTimeout: rf.timeout, Version: version}.FromEnv(os.Getenv)
 	if err := rf.funcMap.apply(rf.external); err != nil {
 		return opts, err
 	}
@@ -260,7 +263,10 @@ func (rf runFlags) options() (harness.Options, error) {
 			return opts, fmt.Errorf("--backend %s: %s", u.Executor, u.Reason)
 		}
 	}
-	if (rf.isolate || len(rf.external) > 0) && rf.timeout > 0 {
+	isolatedORT := rf.isolateORT && slices.ContainsFunc(sel.Executors, func(e executor.Executor) bool {
+		return e.Name() == executor.ONNXRuntime || e.Name() == executor.ONNXRuntimeNoOpt
+	})
+	if (rf.isolate || isolatedORT || len(rf.external) > 0) && rf.timeout > 0 {
 		opts.CaseTimeout = rf.timeout + isolateGrace
 	}
 	return opts, nil

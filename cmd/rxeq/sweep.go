@@ -83,7 +83,9 @@ func cmdSweep(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		fmt.Fprintf(stderr, "rxeq sweep: %v\n", err)
 		return exitUsage
 	}
-	sel, err := builtin.Select([]executor.Name{executor.Name(*backend)}, builtin.Config{}.FromEnv(os.Getenv), external)
+	// ONNX Runtime runs in a worker process, as under rxeq run: a crash of
+	// it fails a seed, not the sweep.
+	sel, err := builtin.Select([]executor.Name{executor.Name(*backend)}, builtin.Config{IsolateORT: true}.FromEnv(os.Getenv), external)
 	if err == nil && len(sel.Unavailable) > 0 {
 		err = fmt.Errorf("executor %s: %s", sel.Unavailable[0].Executor, sel.Unavailable[0].Reason)
 	}

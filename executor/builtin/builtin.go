@@ -66,6 +66,11 @@ type Config struct {
 	// processes (package isolate), so that a crash or a hang fails one
 	// case.
 	Isolate bool
+	// IsolateORT runs the ONNX Runtime executors (onnxruntime and
+	// onnxruntime-noopt) in worker processes even when Isolate is false,
+	// so that a crash of ONNX Runtime fails one case rather than ending
+	// the process; `rxeq run` sets it unless --isolate-ort=false.
+	IsolateORT bool
 	// CallTimeout bounds one call of an executor that runs in another
 	// process: an isolated native or torch run, or an external executor's
 	// prepare or run, which is then killed and restarted (0: each
@@ -202,7 +207,7 @@ func registry() []entry {
 func onnxRuntime(l ort.Level) func(Config) executor.Executor {
 	return func(c Config) executor.Executor {
 		e := ort.Executor{Library: c.ORTLib, Level: l}
-		if c.Isolate {
+		if c.Isolate || c.IsolateORT {
 			return isolate.Executor{ONNXRuntime: &e, Timeout: c.CallTimeout, Command: c.Worker}
 		}
 		return e
