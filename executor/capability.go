@@ -104,6 +104,16 @@ type Slotter interface {
 	Slot(buildDir string) (Executor, io.Closer)
 }
 
+// SlotSharer is implemented by an executor that can run in the slot of
+// another executor (Slotter.Slot), sharing its resources: a variant that
+// must give the bits of its twin (Twin) served by the twin's worker, which
+// then builds and loads each program once for both. ShareSlot returns the
+// copy of the executor that uses slot (released with slot), or false when
+// slot cannot serve it; the copy's results are still its own.
+type SlotSharer interface {
+	ShareSlot(slot Executor) (Executor, bool)
+}
+
 // SlotOf returns a slot of e building into buildDir (Slotter.Slot) and
 // what releases it, or, when e is not a Slotter, e itself and a Closer
 // that does nothing.

@@ -456,17 +456,49 @@ func firstLine(s string) string {
 // Executors that is an executor.Slotter (native code in a worker process)
 // is replaced by a slot of its own (executor.SlotOf), a worker reused by
 // every program the copy checks, building into buildDir when that is not
-// "". Closing the io.Closer releases the slots; c is not modified.
+// "". A variant that must give its twin's bits (executor.Twin: native-avx2,
+// native-sse2, native-c, native-tiled) and can share its twin's slot
+// (executor.SlotSharer) runs in the twin's slot instead of one of its own:
+// one worker then prepares each program once for native and its variants.
+// Closing the io.Closer releases the slots; c is not modified.
 func (c *Checker) Slot(buildDir string) (*Checker, io.Closer) {
 	own := *c
 	own.Executors = slices.Clone(c.Executors)
 	var slots closers
+	shared := make([]bool, len(own.Executors))
 	for i, e := range own.Executors {
+		if sharesSlot(e, c.Executors) {
+			shared[i] = true
+			continue
+		}
+		var cl io.Closer
+		own.Executors[i], cl = executor.SlotOf(e, buildDir)
+		slots = append(slots, cl)
+	}
+	for i, e := range own.Executors {
+		if !shared[i] {
+			continue
+		}
+		j := slices.IndexFunc(c.Executors, func(o executor.Executor) bool { return o.Name() == executor.TwinOf(e) })
+		if s, ok := e.(executor.SlotSharer).ShareSlot(own.Executors[j]); ok {
+			own.Executors[i] = s
+			continue
+		}
 		var cl io.Closer
 		own.Executors[i], cl = executor.SlotOf(e, buildDir)
 		slots = append(slots, cl)
 	}
 	return &own, slots
+}
+
+// sharesSlot reports whether e is a variant whose twin is among execs and
+// that may run in the twin's slot (executor.SlotSharer).
+func sharesSlot(e executor.Executor, execs []executor.Executor) bool {
+	if _, ok := e.(executor.SlotSharer); !ok {
+		return false
+	}
+	t := executor.TwinOf(e)
+	return t != "" && slices.ContainsFunc(execs, func(o executor.Executor) bool { return o.Name() == t && executor.TwinOf(o) == "" })
 }
 
 // closers closes each of its io.Closers, returning the first error.

@@ -222,7 +222,7 @@ func (p *prepared) Run(ctx context.Context, fn string, inputs map[string]*tensor
 		return out, err
 	}
 	var resp response
-	err = w.exchange(ctx, p.timeout, &request{Kind: reqRun, Func: fn, Inputs: encodeTensors(inputs)}, &resp)
+	err = w.exchange(ctx, p.timeout, &request{Kind: reqRun, Func: fn, Inputs: encodeTensors(inputs), Call: p.req.Options.Call()}, &resp)
 	if err != nil {
 		p.drop(w)
 		timedOut := errors.Is(err, ErrTimedOut)
@@ -310,7 +310,30 @@ func (e Executor) Slot(buildDir string) (executor.Executor, io.Closer) {
 	return e, e.Pool
 }
 
+// ShareSlot returns a copy of e that uses slot's Pool, when slot is a
+// Slot of an Executor of the same build configuration (native.Options
+// without their call settings, Command, Env: native, for one of its
+// bit-identical variants), so that one worker prepares each program once
+// for both and runs each call with its own executor's settings (tile
+// rows, the kernels' ISA). A crash or a hang of the copy's call is still
+// its own (see Pool). It returns false, and e, when slot cannot serve e.
+// (executor.SlotSharer)
+func (e Executor) ShareSlot(slot executor.Executor) (executor.Executor, bool) {
+	s, ok := slot.(Executor)
+	if !ok || s.Pool == nil || e.ONNXRuntime != nil || s.ONNXRuntime != nil {
+		return e, false
+	}
+	own := e
+	own.Options.CacheDir = s.Options.CacheDir
+	if configOf(own) != configOf(s) {
+		return e, false
+	}
+	own.Pool = s.Pool
+	return own, true
+}
+
 var (
+	_ executor.SlotSharer   = Executor{}
 	_ executor.Slotter      = Executor{}
 	_ executor.Prebuilder   = Executor{}
 	_ executor.CompilerUser = Executor{}

@@ -38,8 +38,13 @@ import (
 // worker (so a compile error is its own, with the text a prepare of it
 // alone gives).
 //
-// A Pool serves one Executor configuration (Options, Command, Env); it is
-// safe for concurrent use, calls being served one at a time. The zero Pool
+// A Pool serves one Executor build configuration (Options without their
+// call settings, native.Options.Build; Command, Env): native and its
+// bit-identical variants (native-avx2, native-sse2, native-c,
+// native-tiled, which differ in native.Options.Call only) may share one
+// (Executor.ShareSlot), each program then built and loaded once in the
+// worker and each call run with its executor's settings. It is safe for
+// concurrent use, calls being served one at a time. The zero Pool
 // is not usable: call NewPool. Close stops its workers.
 type Pool struct {
 	mu      sync.Mutex
@@ -99,13 +104,16 @@ func (pl *Pool) Close() error {
 	return nil
 }
 
-// configOf names an executor's configuration: a pool serves one.
+// configOf names an executor's build configuration: a pool serves one.
+// It leaves out what differs call by call (native.Options.Call: the tile
+// rows and the kernels' ISA) and the variant's name, so that native and
+// its bit-identical variants share a pool, its worker and each program
+// built in it, every run request carrying its executor's call settings.
 func configOf(e Executor) string {
-	var o ort.Executor
 	if e.ONNXRuntime != nil {
-		o = *e.ONNXRuntime
+		return fmt.Sprintf("%s\x00%q\x00%q\x00%+v\x00%+v", e.Name(), e.Command, e.Env, e.Options, *e.ONNXRuntime)
 	}
-	return fmt.Sprintf("%s\x00%q\x00%q\x00%+v\x00%+v", e.Name(), e.Command, e.Env, e.Options, o)
+	return fmt.Sprintf("%s\x00%q\x00%q\x00%+v\x00%+v", native.BaseName(e.Options), e.Command, e.Env, e.Options.Build(), ort.Executor{})
 }
 
 // programKey identifies a program and the options it is built with.
@@ -332,7 +340,10 @@ func (pl *Pool) prepareIn(ctx context.Context, e Executor, pw *poolWorker, key s
 // Prebuild builds the programs ps in the pool's worker with one compiler
 // run (see Pool), so that preparing them later costs no compile. Programs
 // the worker already holds are skipped; programs it holds that no
-// Prepared uses are released. Prebuild is an optimisation: when it fails
+// Prepared uses and that ps does not name are released, unless every
+// program of ps is held already (a variant sharing its twin's pool,
+// Executor.ShareSlot, prebuilding after the twin): then nothing happens.
+// Prebuild is an optimisation: when it fails
 // the programs are prepared singly as usual, so the error may be ignored.
 // Without a Pool it does nothing.
 func (e Executor) Prebuild(ctx context.Context, ps []*ir.Program) error {
@@ -348,19 +359,10 @@ func (e Executor) Prebuild(ctx context.Context, ps []*ir.Program) error {
 		return err
 	}
 	req := e.request(reqBuild)
+	// The programs asked for, once each, with their keys.
+	var wps []*wireProgram
 	var keys []string
-	seen := map[string]bool{}
-	pl.mu.Lock()
-	for m := range pw.members {
-		if m.handles == 0 {
-			pw.drop = append(pw.drop, m.id)
-			delete(pw.members, m)
-			if pw.held[m.key] == m {
-				delete(pw.held, m.key)
-			}
-		}
-	}
-	pl.mu.Unlock()
+	wanted := map[string]bool{}
 	for _, p := range ps {
 		wp, err := encodeProgram(p)
 		if err != nil {
@@ -370,23 +372,40 @@ func (e Executor) Prebuild(ctx context.Context, ps []*ir.Program) error {
 		if err != nil {
 			return err
 		}
-		pl.mu.Lock()
-		_, have := pw.held[key]
-		pl.mu.Unlock()
-		if have || seen[key] {
-			continue
+		if !wanted[key] {
+			wanted[key] = true
+			wps, keys = append(wps, wp), append(keys, key)
 		}
-		seen[key] = true
-		pl.mu.Lock()
-		pl.nextID++
-		req.IDs = append(req.IDs, pl.nextID)
-		pl.mu.Unlock()
-		req.Programs = append(req.Programs, wp)
-		keys = append(keys, key)
 	}
-	if len(keys) == 0 {
+	pl.mu.Lock()
+	var missing []string
+	for i, key := range keys {
+		if _, have := pw.held[key]; !have {
+			missing = append(missing, key)
+			pl.nextID++
+			req.IDs = append(req.IDs, pl.nextID)
+			req.Programs = append(req.Programs, wps[i])
+		}
+	}
+	if len(missing) == 0 {
+		// Everything is held: the same programs prebuilt again, by a
+		// variant sharing the pool with its twin (configOf) after the
+		// twin's Prebuild. Nothing is released, not even the programs it
+		// did not ask for: the twin's Prebuild asked for them.
+		pl.mu.Unlock()
 		return nil
 	}
+	for m := range pw.members {
+		if m.handles == 0 && !wanted[m.key] {
+			pw.drop = append(pw.drop, m.id)
+			delete(pw.members, m)
+			if pw.held[m.key] == m {
+				delete(pw.held, m.key)
+			}
+		}
+	}
+	pl.mu.Unlock()
+	keys = missing
 	var resp response
 	if err := pl.exchange(ctx, pw, nameOr(ctx, fmt.Sprintf("building %d programs", len(keys))), 0, &req, &resp); err != nil {
 		return err
@@ -530,7 +549,7 @@ func (h *pooled) run(ctx context.Context, fn, name string, inputs map[string]*te
 		}
 		pw = npw
 	}
-	req := &request{Kind: reqRun, Func: fn, Inputs: encodeTensors(inputs)}
+	req := &request{Kind: reqRun, Func: fn, Inputs: encodeTensors(inputs), Call: h.e.Options.Call()}
 	var resp response
 	err := h.pl.exchange(ctx, pw, name, h.e.timeout(), h.withID(req), &resp)
 	if err != nil && h.pl.isClosed() {

@@ -188,7 +188,7 @@ func runProgram(ctx context.Context, prog *native.Program, req *request) respons
 		resp.Err = encodeError(err)
 		return resp
 	}
-	res, err := prog.Run(ctx, req.Func, inputs)
+	res, err := prog.RunWith(ctx, req.Func, inputs, req.Call)
 	if err != nil {
 		if path, _ := prog.PathOf(req.Func); path != "" {
 			resp.Path = path

@@ -54,6 +54,10 @@ type request struct {
 	// run
 	Func   string
 	Inputs map[string]wireTensor
+	// Call is how the call runs (native.Program.RunWith): the executor's
+	// tile rows and kernel ISA, so that one program in one worker serves
+	// native and each of its bit-identical variants.
+	Call native.CallOptions
 	// build: Programs[i] is held under IDs[i]
 	IDs      []int
 	Programs []*wireProgram
@@ -190,6 +194,7 @@ var kinds = []struct {
 	{"native.Load", native.ErrLoad},
 	{"native.UnknownFunc", native.ErrUnknownFunc},
 	{"native.Closed", native.ErrClosed},
+	{"native.ISA", native.ErrISA},
 	{"native.Internal", native.ErrInternal},
 	{"native.Kernel", native.ErrKernel},
 	{"native.NoTorch", native.ErrNoTorch},

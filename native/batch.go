@@ -51,8 +51,11 @@ func CompileBatch(ctx context.Context, ps []*ir.Program, opts Options) (progs []
 			errs[i] = bad[0].Err
 			continue
 		}
-		m := &member{prog: &Program{ir: p, src: src, mode: opts.Mode, path: path, funcs: map[string]*compiled{}, frames: newFramePool(), tileRows: opts.TileRows},
-			metas: metas, bad: bad}
+		prog, err := newProgram(p, src, opts, path)
+		if err != nil {
+			return nil, nil, err
+		}
+		m := &member{prog: prog, metas: metas, bad: bad}
 		members[i] = m
 		if len(metas) == 0 {
 			continue

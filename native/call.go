@@ -5,9 +5,12 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
+	"slices"
+	"strings"
 	"unsafe"
 
 	"github.com/rextio/rxeq/executor"
+	"github.com/rextio/rxeq/native/runtime"
 	"github.com/rextio/rxeq/program/ir"
 	"github.com/rextio/rxeq/tensor"
 )
@@ -35,7 +38,7 @@ const (
 //
 // With into (RunInto), the outputs are the caller's tensors, checked
 // against the output shapes, and nothing is allocated.
-func (p *Program) runNative(ctx context.Context, c *compiled, inputs, into map[string]*tensor.Tensor) (*Result, error) {
+func (p *Program) runNative(ctx context.Context, c *compiled, inputs, into map[string]*tensor.Tensor, co callOpts) (*Result, error) {
 	m := c.meta
 	if err := ctx.Err(); err != nil {
 		return nil, &ir.RuntimeError{Kind: err, Func: m.Func.Name, Detail: err.Error()}
@@ -49,58 +52,141 @@ func (p *Program) runNative(ctx context.Context, c *compiled, inputs, into map[s
 			p.frames.put(fr, nil)
 			return nil, err
 		}
-		return nil, p.call(fr, c, inputs)
+		_, err := p.call(fr, c, inputs, co)
+		return nil, err
 	}
 	if len(m.Results) == 0 {
 		// Nothing to allocate but the Result.
-		if err := p.call(fr, c, inputs); err != nil {
+		isa, err := p.call(fr, c, inputs, co)
+		if err != nil {
 			return nil, err
 		}
-		return &Result{}, nil
+		return &Result{ISA: isa}, nil
 	}
 	res, err := allocOutputs(fr, m)
 	if err != nil {
 		p.frames.put(fr, nil)
 		return nil, err
 	}
-	if err := p.call(fr, c, inputs); err != nil {
+	isa, err := p.call(fr, c, inputs, co)
+	if err != nil {
 		return nil, err
 	}
+	res.ISA = isa
 	return res, nil
 }
 
-// call invokes the generated function with the frame's arguments, puts
-// the frame back with the call's counters and turns a failed status into
-// the executors' error.
-func (p *Program) call(fr *frame, c *compiled, inputs map[string]*tensor.Tensor) error {
-	if st := p.invoke(fr, c); st.code != rxOK {
-		return callError(c.meta, inputs, st)
+// call invokes the generated function with the frame's arguments as co
+// says, puts the frame back with the call's counters and turns a failed
+// status into the executors' error. It returns the instruction set the
+// kernels ran at (Result.ISA).
+func (p *Program) call(fr *frame, c *compiled, inputs map[string]*tensor.Tensor, co callOpts) (string, error) {
+	st := p.invoke(fr, c, co)
+	if err := co.inForce(c.name, st); err != nil {
+		return "", err
 	}
-	return nil
+	if st.code != rxOK {
+		return "", callError(c.meta, inputs, st)
+	}
+	return isaName(st.isa), nil
 }
 
 // invoke invokes the generated function with the frame's arguments, in
-// row tiles when the call may run in them, and puts the frame back with
-// the call's counters.
-func (p *Program) invoke(fr *frame, c *compiled) status {
-	tile, mask := p.tiling(fr, c.meta)
+// row tiles when the call may run in them, with the kernels co asks for,
+// and puts the frame back with the call's counters.
+func (p *Program) invoke(fr *frame, c *compiled, co callOpts) status {
+	tile, mask := p.tiling(fr, c.meta, co.tileRows)
 	sym := 0
 	if tile > 0 {
 		sym = c.meta.rows.sym
 	}
-	st := fr.invoke(c.entry, tile, sym, mask)
+	st := fr.invoke(c.entry, tile, sym, mask, co.isaCap)
 	p.frames.put(fr, &st.counters)
 	return st
 }
 
-// tiling returns how a call runs in row tiles (tile.go): the rows per
-// tile (0: the body runs once) and the mask of the arguments that the
-// tiles narrow. Only the native runtime tiles.
-func (p *Program) tiling(fr *frame, m *funcMeta) (tile int, mask uint64) {
-	if p.path != executor.Native || m.rows == nil || p.tileRows < 0 {
+// tiling returns how a call with rows per tile tileRows
+// (Options.TileRows) runs in row tiles (tile.go): the rows per tile (0:
+// the body runs once) and the mask of the arguments that the tiles
+// narrow. Only the native runtime tiles.
+func (p *Program) tiling(fr *frame, m *funcMeta, tileRows int) (tile int, mask uint64) {
+	if p.path != executor.Native || m.rows == nil || tileRows < 0 {
 		return 0, 0
 	}
-	return fr.tiling(m, p.tileRows)
+	return fr.tiling(m, tileRows)
+}
+
+// CallOptions are how one call runs (Program.RunWith), whatever the
+// Options the Program was compiled with: the settings that change no
+// build, so that one loaded library serves native and its bit-identical
+// variants (native-avx2, native-sse2, native-c, native-tiled) in one
+// process.
+type CallOptions struct {
+	// TileRows is Options.TileRows for this call.
+	TileRows int
+	// ISA is Options.CallISA for this call: the instruction set of its
+	// kernels, "" for the library's widest.
+	ISA string
+}
+
+// Call returns the call settings of o (TileRows, CallISA): what
+// Program.Run does with each call of a Program compiled with o.
+func (o Options) Call() CallOptions { return CallOptions{TileRows: o.TileRows, ISA: o.CallISA} }
+
+// Build returns o without its call settings (Call): the options that
+// decide what is built and loaded, the same for native and each of its
+// bit-identical variants.
+func (o Options) Build() Options {
+	o.TileRows, o.CallISA = 0, ""
+	return o
+}
+
+// callOpts are CallOptions resolved against a Program.
+type callOpts struct {
+	tileRows int
+	isaCap   int64 // rx_status.isa_cap: k+1 for runtime.ISAs[k], 0 for the widest
+}
+
+// resolve checks co against the program's runtime library and turns it
+// into what the C call takes. An ISA that is not one of runtime.ISAs,
+// above the library's widest, or asked of a runtime without ISAs (torch)
+// is an error wrapping ErrISA.
+func (p *Program) resolve(co CallOptions) (callOpts, error) {
+	r := callOpts{tileRows: co.TileRows}
+	if co.ISA == "" {
+		return r, nil
+	}
+	k := slices.Index(runtime.ISAs, co.ISA)
+	switch {
+	case k < 0:
+		return r, fmt.Errorf("%w: %q is not one of %s", ErrISA, co.ISA, strings.Join(runtime.ISAs, ", "))
+	case p.path != executor.Native:
+		return r, fmt.Errorf("%w: the %s runtime has no kernels of its own to run at %s", ErrISA, p.path, co.ISA)
+	case k > p.maxISA:
+		return r, fmt.Errorf("%w: the runtime library runs its kernels at %s at most, not %s", ErrISA, isaName(int64(p.maxISA)+1), co.ISA)
+	}
+	r.isaCap = int64(k) + 1
+	return r, nil
+}
+
+// inForce checks that a call of function fn that asked for the kernels
+// of one instruction set ran them (the runtime reports the set it chose
+// in rx_status.isa): a variant's result is that variant's, or an error
+// wrapping ErrISA and ErrInternal.
+func (co callOpts) inForce(fn string, st status) error {
+	if co.isaCap == 0 || st.isa == co.isaCap {
+		return nil
+	}
+	return fmt.Errorf("%w: %w: %s: the call asked for the %s kernels and ran the %q ones", ErrInternal, ErrISA, fn, isaName(co.isaCap), isaName(st.isa))
+}
+
+// isaName names rx_status.isa (k+1 for runtime.ISAs[k]); "" for 0, a
+// runtime without ISAs.
+func isaName(v int64) string {
+	if v < 1 || v > int64(len(runtime.ISAs)) {
+		return ""
+	}
+	return runtime.ISAs[v-1]
 }
 
 // bindInputs takes a frame and describes each parameter's input in it, in

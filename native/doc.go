@@ -222,11 +222,15 @@
 //
 // # Kernels and ISA
 //
-// The runtime's kernels (native/runtime/csrc/rx_kernels.c) choose their
-// ISA once per process when the library loads: AVX-512, AVX2, SSE2 or
-// plain C, the widest the CPU supports up to the cap that Go derives from
-// golang.org/x/sys/cpu and $RXEQ_NATIVE_ISA (c, sse2, avx2, avx512), which
-// is part of the runtime's cache key. Every ISA gives the same bits.
+// The runtime's kernels (native/runtime/csrc/rx_kernels.c) find their
+// widest ISA once per process when the library loads: AVX-512, AVX2, SSE2
+// or plain C, the widest the CPU supports up to the cap that Go derives
+// from golang.org/x/sys/cpu and $RXEQ_NATIVE_ISA (c, sse2, avx2, avx512;
+// Options.ISA), which is part of the runtime's cache key. A call runs at
+// that ISA or at a narrower one it asks for (Options.CallISA,
+// CallOptions.ISA with RunWith: no other build), and the runtime reports
+// the one it ran (Result.ISA; otherwise ErrISA). Every ISA gives the same
+// bits.
 // MatMul is register-blocked, each element summed in increasing k order
 // with separate multiplies and adds. Codegen fuses a Transpose feeding a
 // MatMul, a bias-row Add after one and a Tanh of that sum into

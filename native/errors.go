@@ -40,4 +40,9 @@ var (
 	// exception was caught at the runtime's C boundary and became the op's
 	// status). The message names the function and the op.
 	ErrKernel = errors.New("framework kernel failed")
+	// ErrISA: a call asked for kernels of an instruction set the loaded
+	// runtime library cannot run (Options.CallISA, CallOptions.ISA above
+	// the library's widest, or on the torch runtime), or its kernels ran
+	// at another one than it asked for.
+	ErrISA = errors.New("instruction set not in force")
 )

@@ -83,7 +83,7 @@ func InvokeSource(ctx context.Context, opts Options, src, fn string, args ...*te
 	for i, t := range args {
 		fr.setArg(i, t)
 	}
-	st := fr.invoke(entry, 0, 0, 0)
+	st := fr.invoke(entry, 0, 0, 0, 0)
 	rs := RawStatus{Code: st.code, A: st.a, B: st.b, Counters: st.counters}
 	if st.code == rxEKernel {
 		rs.Err = kernelError(fn, st.a)

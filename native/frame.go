@@ -64,10 +64,11 @@ static inline void rx_frame_end(rx_frame *f, int64_t n) {
 // so that cgo knows the memory holds no Go pointers, whatever its dtype);
 // the rest are already in args, pinned by Go. tile > 0 asks the call to run
 // its body in row tiles of tile rows of symbol sym over the arguments in
-// mask (native/tile.go), inside its one context (rx_tile). Every data
+// mask (native/tile.go), inside its one context (rx_tile); isa_cap asks
+// for the kernels of one instruction set (rx_status.isa_cap). Every data
 // pointer is cleared before it returns, so no Go pointer stays in C memory.
 // fn and f are C pointers passed as integers, which cgo need not check.
-static int rx_call(uintptr_t fnp, uintptr_t fp, int64_t n, int64_t tile, int64_t sym, uint64_t mask,
+static int rx_call(uintptr_t fnp, uintptr_t fp, int64_t n, int64_t tile, int64_t sym, uint64_t mask, int64_t isa_cap,
 		   float *p0, float *p1, float *p2, float *p3, float *p4, float *p5,
 		   float *p6, float *p7, float *p8, float *p9, float *p10, float *p11) {
 	rx_frame *f = (rx_frame *)fp;
@@ -76,6 +77,7 @@ static int rx_call(uintptr_t fnp, uintptr_t fp, int64_t n, int64_t tile, int64_t
 	f->st.tile_rows = tile;
 	f->st.tile_sym = sym;
 	f->st.tile_mask = mask;
+	f->st.isa_cap = isa_cap;
 	int rc = ((rx_entry)(void *)fnp)(f->args, &f->st);
 	rx_frame_end(f, n);
 	return rc;
@@ -358,11 +360,11 @@ func (fr *frame) forget() {
 // argument i), inside the call's one context (native/tile.go says when
 // that is allowed). C clears the data pointers it was given before it
 // returns; the frame forgets (and unpins) the tensors when it is put back,
-// which every caller does right after.
-func (fr *frame) invoke(fn unsafe.Pointer, tile, sym int, mask uint64) status {
+// which every caller does right after. isaCap is rx_status.isa_cap.
+func (fr *frame) invoke(fn unsafe.Pointer, tile, sym int, mask uint64, isaCap int64) status {
 	q := &fr.ptrs
 	C.rx_call(C.uintptr_t(uintptr(fn)), C.uintptr_t(uintptr(unsafe.Pointer(fr.c))), C.int64_t(len(fr.args)),
-		C.int64_t(tile), C.int64_t(sym), C.uint64_t(mask),
+		C.int64_t(tile), C.int64_t(sym), C.uint64_t(mask), C.int64_t(isaCap),
 		q[0], q[1], q[2], q[3], q[4], q[5], q[6], q[7], q[8], q[9], q[10], q[11])
 	return fr.status()
 }
@@ -373,6 +375,7 @@ func (fr *frame) status() status {
 	st := &fr.c.st
 	return status{
 		code: int64(st.code), a: int64(st.a), b: int64(st.b), c: int64(st.c), d: int64(st.d),
+		isa: int64(st.isa),
 		counters: Counters{
 			Calls:               1,
 			Invocations:         1,

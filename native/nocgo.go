@@ -34,7 +34,9 @@ func (*frame) setArg(int, *tensor.Tensor) bool { return false }
 
 // invoke reports an internal error: no generated function can have been
 // loaded to call.
-func (*frame) invoke(unsafe.Pointer, int, int, uint64) status { return status{code: rxEInternal} }
+func (*frame) invoke(unsafe.Pointer, int, int, uint64, int64) status {
+	return status{code: rxEInternal}
+}
 
 // tiling never tiles: no call is made.
 func (*frame) tiling(*funcMeta, int) (int, uint64) { return 0, 0 }

@@ -100,7 +100,11 @@ func (k *Call) RunInto(ctx context.Context, inputs, outputs []*tensor.Tensor) (P
 			return "", err
 		}
 	}
-	if st := p.invoke(fr, c); st.code != rxOK {
+	st := p.invoke(fr, c, p.def)
+	if err := p.def.inForce(fn, st); err != nil {
+		return "", err
+	}
+	if st.code != rxOK {
 		return "", callError(m, k.inputMap(inputs), st)
 	}
 	return p.path, nil

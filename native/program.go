@@ -115,6 +115,14 @@ type Options struct {
 	// of runtime.ISAs ("c", "sse2", "avx2", "avx512"), or "" for the
 	// widest this CPU supports. It is part of the runtime's cache key.
 	ISA string
+	// CallISA is the instruction set every call's kernels run at, one of
+	// runtime.ISAs up to the library's widest (ISA); "" for the widest.
+	// Unlike ISA it changes no build: one runtime library, loaded once,
+	// runs its kernels at any ISA up to its widest, chosen per call
+	// (CallOptions.ISA), so native-avx2, native-sse2 and native-c share
+	// native's library and, in a worker, native's process. Each call
+	// checks that the runtime ran the kernels it asked for (ErrISA).
+	CallISA string
 	// TorchRoot is a libtorch prefix (its include/ and lib/) to use
 	// instead of the usual places, "" for those (runtime.FindTorch).
 	TorchRoot string
@@ -124,7 +132,11 @@ type Options struct {
 type Result struct {
 	Outputs map[string]*tensor.Tensor // by result name (nil when the function has none)
 	Path    Path                      // which executor ran
-	blk     *outBlock                 // the memory of a native Run's outputs (Release)
+	// ISA is the instruction set the native kernels of the call ran at
+	// (one of runtime.ISAs: Options.CallISA or CallOptions.ISA, else the
+	// library's widest); "" for the torch runtime and the fallback.
+	ISA string
+	blk *outBlock // the memory of a native Run's outputs (Release)
 }
 
 // Counters are the invocation-context counters of a Program, summed over
@@ -168,7 +180,8 @@ type Program struct {
 	closed       bool
 	fallbackRuns atomic.Int64
 	frames       *framePool // call frames and their arenas (see frame.go)
-	tileRows     int        // Options.TileRows
+	def          callOpts   // how Run calls: Options.TileRows and Options.CallISA
+	maxISA       int        // the runtime library's widest ISA (an index of runtime.ISAs), -1 for torch
 }
 
 // BuildInfo describes how a Program was built.
@@ -199,7 +212,10 @@ func Compile(ctx context.Context, p *ir.Program, opts Options) (*Program, error)
 	if opts.Mode == Forced && len(bad) > 0 {
 		return nil, bad[0].Err
 	}
-	prog := &Program{ir: p, src: src, mode: opts.Mode, path: path, funcs: map[string]*compiled{}, frames: newFramePool(), tileRows: opts.TileRows}
+	prog, err := newProgram(p, src, opts, path)
+	if err != nil {
+		return nil, err
+	}
 	if len(metas) > 0 {
 		if err := prog.load(ctx, src, opts); err != nil {
 			if opts.Mode == Forced {
@@ -209,6 +225,25 @@ func Compile(ctx context.Context, p *ir.Program, opts Options) (*Program, error)
 		}
 	}
 	if err := prog.bind(metas, bad, func(m *funcMeta) string { return m.CName }); err != nil {
+		return nil, err
+	}
+	return prog, nil
+}
+
+// newProgram returns the Program of p (generated as src) before its
+// library is loaded, with the call settings of opts checked against the
+// runtime library that opts build (an error wrapping ErrISA).
+func newProgram(p *ir.Program, src []byte, opts Options, path Path) (*Program, error) {
+	prog := &Program{ir: p, src: src, mode: opts.Mode, path: path, funcs: map[string]*compiled{}, frames: newFramePool(), maxISA: -1}
+	if path == executor.Native {
+		isa, err := runtime.DetectISA(opts.ISA)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrCompiler, err)
+		}
+		prog.maxISA = slices.Index(runtime.ISAs, isa)
+	}
+	var err error
+	if prog.def, err = prog.resolve(CallOptions{TileRows: opts.TileRows, ISA: opts.CallISA}); err != nil {
 		return nil, err
 	}
 	return prog, nil
@@ -387,6 +422,25 @@ func (p *Program) funcOf(fn string) *compiled {
 // *ir.RuntimeError values with the fallback interpreter's texts. The
 // context is checked before the call; a native call is not interruptible.
 func (p *Program) Run(ctx context.Context, fn string, inputs map[string]*tensor.Tensor) (*Result, error) {
+	return p.run(ctx, fn, inputs, p.def)
+}
+
+// RunWith runs function fn as Run does, with the call settings co
+// instead of the Program's own (Options.TileRows, Options.CallISA): one
+// loaded program serves native and each of its bit-identical variants,
+// call by call (isolate's workers run them so). A co.ISA the library
+// cannot run is an error wrapping ErrISA; on the fallback path (Auto) co
+// changes nothing.
+func (p *Program) RunWith(ctx context.Context, fn string, inputs map[string]*tensor.Tensor, co CallOptions) (*Result, error) {
+	opts, err := p.resolve(co)
+	if err != nil {
+		return nil, err
+	}
+	return p.run(ctx, fn, inputs, opts)
+}
+
+// run is Run with the call settings co.
+func (p *Program) run(ctx context.Context, fn string, inputs map[string]*tensor.Tensor, co callOpts) (*Result, error) {
 	p.mu.RLock()
 	defer p.mu.RUnlock()
 	if p.closed {
@@ -407,7 +461,7 @@ func (p *Program) Run(ctx context.Context, fn string, inputs map[string]*tensor.
 		}
 		return &Result{Outputs: out, Path: executor.Fallback}, nil
 	}
-	res, err := p.runNative(ctx, c, inputs, nil)
+	res, err := p.runNative(ctx, c, inputs, nil, co)
 	if err != nil {
 		return nil, err
 	}
@@ -437,7 +491,7 @@ func (p *Program) RunInto(ctx context.Context, fn string, inputs, outputs map[st
 		outputs = map[string]*tensor.Tensor{}
 	}
 	if c.entry != nil {
-		_, err := p.runNative(ctx, c, inputs, outputs)
+		_, err := p.runNative(ctx, c, inputs, outputs, p.def)
 		return executor.Native, err
 	}
 	if p.mode == Forced || c.fallback == nil {

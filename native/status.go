@@ -4,5 +4,6 @@ package native
 // operands and the call's counters.
 type status struct {
 	code, a, b, c, d int64
+	isa              int64 // rx_status.isa: the ISA the kernels ran at, plus one (0: none)
 	counters         Counters
 }

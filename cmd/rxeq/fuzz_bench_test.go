@@ -17,18 +17,20 @@ import (
 // BenchmarkFuzz measures `rxeq fuzz` throughput in programs per second,
 // in one run so that the numbers compare: oracle+fallback alone, then
 // with the native executor in workers as `rxeq fuzz` runs it (a pooled
-// worker per goroutine, programs built in chunks of fuzz.DefaultChunk), and the
-// way it ran before pools (a worker and a compiler run per program and per
-// variant). It reports each rate and native's share of oracle+fallback's
-// rate.
+// worker per goroutine, programs built in chunks of fuzz.DefaultChunk),
+// the way it ran before pools (a worker and a compiler run per program and
+// per variant), the default set (native's bit-identical variants, one per
+// program in turn) and every program through every variant
+// (--all-variants). It reports each rate, native's share of
+// oracle+fallback's rate and the default set's share of native's.
 //
-//	go test ./cmd/rxeq -run '^$' -bench Fuzz -benchtime 3x
+//	go test ./cmd/rxeq -run '^$' -bench 'Fuzz$' -benchtime 3x
 func BenchmarkFuzz(b *testing.B) {
 	if _, err := exec.LookPath("cc"); err != nil {
 		b.Skip("no C compiler")
 	}
 	const programs = 64
-	session := func(execs string, own bool) time.Duration {
+	session := func(execs string, own, allVariants bool) time.Duration {
 		b.Helper()
 		cache, cleanup, err := fuzzCache()
 		if err != nil {
@@ -41,6 +43,7 @@ func BenchmarkFuzz(b *testing.B) {
 			b.Fatal(err)
 		}
 		checker.Metamorphic = 1
+		checker.RotateTwins = !allVariants
 		r := &fuzzRun{Campaign: fuzz.Campaign{Seed: 1, Count: programs, Checker: checker, Dir: b.TempDir(),
 			Parallel: runtime.GOMAXPROCS(0), NoSlots: own}, execList: execs, isolate: true}
 		st, err := r.run(context.Background())
@@ -52,18 +55,24 @@ func BenchmarkFuzz(b *testing.B) {
 		}
 		return st.Elapsed
 	}
-	session("oracle,fallback,native", false) // the runtime library, built once
-	var base, native, own time.Duration
+	variants := defaultFuzzExecutors()
+	session(variants, false, true) // the runtime libraries, built once
+	var base, native, own, rotated, all time.Duration
 	for b.Loop() {
-		base += session("oracle,fallback", false)
-		native += session("oracle,fallback,native", false)
-		own += session("oracle,fallback,native", true)
+		base += session("oracle,fallback", false, false)
+		native += session("oracle,fallback,native", false, false)
+		rotated += session(variants, false, false)
+		all += session(variants, false, true)
+		own += session("oracle,fallback,native", true, false)
 	}
 	rate := func(d time.Duration) float64 { return float64(programs*b.N) / d.Seconds() }
 	b.ReportMetric(rate(base), "oracle+fallback-programs/s")
 	b.ReportMetric(rate(native), "native-programs/s")
+	b.ReportMetric(rate(rotated), "variants-programs/s")
+	b.ReportMetric(rate(all), "all-variants-programs/s")
 	b.ReportMetric(rate(own), "native-worker-per-program-programs/s")
 	b.ReportMetric(rate(native)/rate(base), "native/oracle+fallback")
+	b.ReportMetric(rate(rotated)/rate(native), "variants/native")
 	b.ReportMetric(0, "ns/op")
 }
 

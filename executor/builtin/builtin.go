@@ -285,12 +285,14 @@ const TiledRows = 64
 // it.
 var ErrISA = errors.New("instruction set not available")
 
-// nativeISA builds native with its kernels capped at isa, named name: a
-// variant that must give native's bits (executor.Twin).
+// nativeISA builds native with every call's kernels at isa, named name:
+// a variant that must give native's bits (executor.Twin). It runs
+// native's library (native.Options.CallISA changes no build), so in a
+// fuzz campaign it shares native's worker (isolate.Executor.ShareSlot).
 func nativeISA(name executor.Name, isa string) func(Config) executor.Executor {
 	return func(c Config) executor.Executor {
 		opts := c.NativeOptions(executor.Native)
-		opts.ISA = isa
+		opts.CallISA = isa
 		return c.compiled(opts, name)
 	}
 }

@@ -153,11 +153,11 @@ var _ = Describe("the native variants", func() {
 		}
 	})
 
-	It("are native with the ISA capped or a tile of 64 rows, each the twin of native, in process or in workers", func() {
+	It("are native with every call's kernels at an ISA or a tile of 64 rows, each the twin of native, in process or in workers", func() {
 		want := map[executor.Name]native.Options{
-			executor.NativeAVX2:  {CacheDir: "/c", ISA: "avx2"},
-			executor.NativeSSE2:  {CacheDir: "/c", ISA: "sse2"},
-			executor.NativeC:     {CacheDir: "/c", ISA: "c"},
+			executor.NativeAVX2:  {CacheDir: "/c", CallISA: "avx2"},
+			executor.NativeSSE2:  {CacheDir: "/c", CallISA: "sse2"},
+			executor.NativeC:     {CacheDir: "/c", CallISA: "c"},
 			executor.NativeTiled: {CacheDir: "/c", TileRows: builtin.TiledRows},
 		}
 		for name, opts := range want {

@@ -46,6 +46,10 @@ int rx_fail(rx_ctx *c, int code, int64_t a, int64_t b, int64_t cc, int64_t d)
 	return code;
 }
 
+/* rx_kernels_select (rx_kernels.c) chooses the call's kernels from
+ * st->isa_cap; a runtime without ISAs (torch) does not define it. */
+extern void rx_kernels_select(rx_status *st) __attribute__((weak));
+
 /* rx_open starts a call: the prologue's first statement. */
 RX_FN int rx_open(rx_ctx *c, const rx_arg *args, rx_status *st, rx_val *v, int32_t nv,
 		  const rx_type *types, int32_t nin, int32_t nout, int32_t nsym)
@@ -60,6 +64,9 @@ RX_FN int rx_open(rx_ctx *c, const rx_arg *args, rx_status *st, rx_val *v, int32
 	c->nsym = nsym;
 	c->args = args;
 	c->st = st;
+	st->isa = 0;
+	if (rx_kernels_select)
+		rx_kernels_select(st);
 	/* Every slot starts empty and untrusted, with no buffers and no
 	 * output; its dims are written with its first value (a slot's dims
 	 * are read only after that, rank of them). */

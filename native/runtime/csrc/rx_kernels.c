@@ -30,8 +30,12 @@
  * functions require), SSE2 and plain C that both the CPU supports
  * (__builtin_cpu_supports) and the build allows (RX_ISA_CAP, set by package
  * native from the same detection and part of the runtime's cache key) is
- * chosen once per process, when the library is loaded (rx_isa_init). Every
- * ISA gives the same bits: the float64 transcendentals are rounded once,
+ * found once per process, when the library is loaded (rx_isa_init), which
+ * fills the kernels of that ISA and of every narrower one. A call runs at
+ * that widest ISA unless it asks for a narrower one (rx_status.isa_cap:
+ * native's variants native-avx2, native-sse2 and native-c share one
+ * library and one process with native), and says which ran (rx_status.isa).
+ * Every ISA gives the same bits: the float64 transcendentals are rounded once,
  * and the float32 loops do the same operations in the same order.
  *
  * The runtime API runs one op per call, so a large batch streams each
@@ -682,59 +686,98 @@ RX_RUN_DECL(rx_run_add_avx2) RX_RUN_DECL(rx_run_sub_avx2) RX_RUN_DECL(rx_run_mul
 RX_RUN_DECL(rx_run_add_avx512) RX_RUN_DECL(rx_run_sub_avx512) RX_RUN_DECL(rx_run_mul_avx512) RX_RUN_DECL(rx_run_div_avx512)
 #endif
 
-/* The kernels chosen for this process (rx_isa_init). */
-static struct {
+/* One set of kernels: those of one ISA. */
+typedef struct rx_kset {
 	int isa;
 	rx_map_fn tanh, exp, log, sigmoid;
 	rx_mmb_fn mm; /* with an optional bias row */
 	rx_run_fn add, sub, mul, div;
-} rx_k = {0, rx_tanh_c, rx_exp_c, rx_log_c, rx_sigmoid_c, rx_mm_c_b,
-	  rx_run_add_f, rx_run_sub_f, rx_run_mul_f, rx_run_div_f};
+} rx_kset;
 
-/* rx_isa_init chooses the kernels once per process, when the library is
- * loaded: the widest ISA that the CPU supports and RX_ISA_CAP allows. */
-__attribute__((constructor)) static void rx_isa_init(void)
+/* The kernels of every ISA this process may use, rx_kt[0] (plain C) to
+ * rx_kt[rx_kmax] (the widest), filled once when the library is loaded
+ * (rx_isa_init) and read-only afterwards. */
+static rx_kset rx_kt[4];
+static int rx_kmax;
+
+/* rx_kcur is the running call's set (rx_kernels_select, called by
+ * rx_open on the call's thread; a call runs on one thread), NULL on a
+ * thread that never opened a call. rx_k is the set the kernels use: the
+ * call's, else the widest. */
+static _Thread_local const rx_kset *rx_kcur;
+#define rx_k (*(rx_kcur ? rx_kcur : &rx_kt[rx_kmax]))
+
+/* rx_kset_for fills the kernels of ISA isa (0 plain C, 1 SSE2, 2 AVX2, 3
+ * AVX-512; the CPU supports it). */
+static void rx_kset_for(rx_kset *k, int isa)
 {
+	*k = (rx_kset){isa, rx_tanh_c, rx_exp_c, rx_log_c, rx_sigmoid_c, rx_mm_c_b,
+		       rx_run_add_f, rx_run_sub_f, rx_run_mul_f, rx_run_div_f};
 #ifdef RX_X86
-	__builtin_cpu_init();
-	int isa = 1;
-	if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
-		isa = 2;
-	if (isa == 2 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq"))
-		isa = 3;
-	if (isa > RX_ISA_CAP)
-		isa = RX_ISA_CAP;
-	rx_k.isa = isa;
-	if (isa >= 1)
-		rx_k.mm = rx_mm_c_b; /* SSE2 is x86-64's baseline: rx_v4f is SSE2 */
 	if (isa >= 2) {
-		rx_k.mm = rx_mm_avx2_b;
-		rx_k.add = rx_run_add_avx2, rx_k.sub = rx_run_sub_avx2;
-		rx_k.mul = rx_run_mul_avx2, rx_k.div = rx_run_div_avx2;
+		k->mm = rx_mm_avx2_b;
+		k->add = rx_run_add_avx2, k->sub = rx_run_sub_avx2;
+		k->mul = rx_run_mul_avx2, k->div = rx_run_div_avx2;
 	}
 	if (isa >= 3) {
 		/* The VL kernel where the CPU has AVX512VL: the same bits. */
-		rx_k.mm = __builtin_cpu_supports("avx512vl") ? rx_mm_avx512vl_b : rx_mm_avx512f_b;
-		rx_k.add = rx_run_add_avx512, rx_k.sub = rx_run_sub_avx512;
-		rx_k.mul = rx_run_mul_avx512, rx_k.div = rx_run_div_avx512;
+		k->mm = __builtin_cpu_supports("avx512vl") ? rx_mm_avx512vl_b : rx_mm_avx512f_b;
+		k->add = rx_run_add_avx512, k->sub = rx_run_sub_avx512;
+		k->mul = rx_run_mul_avx512, k->div = rx_run_div_avx512;
 	}
 #ifdef RX_SLEEF
 	if (isa == 1) {
-		rx_k.tanh = rx_tanh_sse2, rx_k.exp = rx_exp_sse2;
-		rx_k.log = rx_log_sse2, rx_k.sigmoid = rx_sigmoid_sse2;
+		k->tanh = rx_tanh_sse2, k->exp = rx_exp_sse2;
+		k->log = rx_log_sse2, k->sigmoid = rx_sigmoid_sse2;
 	} else if (isa == 2) {
-		rx_k.tanh = rx_tanh_avx2, rx_k.exp = rx_exp_avx2;
-		rx_k.log = rx_log_avx2, rx_k.sigmoid = rx_sigmoid_avx2;
+		k->tanh = rx_tanh_avx2, k->exp = rx_exp_avx2;
+		k->log = rx_log_avx2, k->sigmoid = rx_sigmoid_avx2;
 	} else if (isa == 3) {
-		rx_k.tanh = rx_tanh_avx512, rx_k.exp = rx_exp_avx512;
-		rx_k.log = rx_log_avx512, rx_k.sigmoid = rx_sigmoid_avx512;
+		k->tanh = rx_tanh_avx512, k->exp = rx_exp_avx512;
+		k->log = rx_log_avx512, k->sigmoid = rx_sigmoid_avx512;
 	}
 #endif
 #endif
 }
 
-/* rx_native_isa names the ISA the kernels of this process use ("avx512",
- * "avx2", "sse2" or "c") and whether SLEEF computes the transcendentals.
+/* rx_isa_init fills the kernels once per process, when the library is
+ * loaded: those of every ISA up to the widest that the CPU supports and
+ * RX_ISA_CAP allows, which calls use unless they ask for less. */
+__attribute__((constructor)) static void rx_isa_init(void)
+{
+	int isa = 0;
+#ifdef RX_X86
+	__builtin_cpu_init();
+	isa = 1;
+	if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+		isa = 2;
+	if (isa == 2 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq"))
+		isa = 3;
+#endif
+	if (isa > RX_ISA_CAP)
+		isa = RX_ISA_CAP;
+	rx_kmax = isa;
+	for (int i = 0; i <= isa; i++)
+		rx_kset_for(&rx_kt[i], i);
+}
+
+/* rx_kernels_select chooses the kernels of the call that st describes, on
+ * the call's thread (rx_open calls it): the ISA st->isa_cap asks for (k+1
+ * for ISA k; 0: the widest), at most the widest the process may use. It
+ * records the ISA the kernels run at in st->isa (plus one), so that the
+ * caller can see that the one it asked for is in force. */
+void rx_kernels_select(rx_status *st);
+void rx_kernels_select(rx_status *st)
+{
+	int isa = rx_kmax;
+	if (st->isa_cap > 0 && st->isa_cap - 1 < isa)
+		isa = (int)(st->isa_cap - 1);
+	rx_kcur = &rx_kt[isa];
+	st->isa = rx_kcur->isa + 1;
+}
+
+/* rx_native_isa names the widest ISA the kernels of this process use
+ * ("avx512", "avx2", "sse2" or "c"; a call may ask for less) and whether SLEEF computes the transcendentals.
  * Not part of rx_runtime.h: tests and BuildInfo look it up with dlsym. */
 const char *rx_native_isa(void);
 const char *rx_native_isa(void)
@@ -742,9 +785,9 @@ const char *rx_native_isa(void)
 	static const char *const names[2][4] = {{"c", "sse2", "avx2", "avx512"},
 						{"c", "sse2+sleef", "avx2+sleef", "avx512+sleef"}};
 #ifdef RX_SLEEF
-	return names[1][rx_k.isa];
+	return names[1][rx_kmax];
 #else
-	return names[0][rx_k.isa];
+	return names[0][rx_kmax];
 #endif
 }
 /* rx_bcast computes NumPy broadcasting of a and b: the output dims (right

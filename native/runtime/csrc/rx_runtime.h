@@ -114,6 +114,11 @@ typedef struct rx_status {
 	int64_t kernel_calls;         /* framework kernel calls (torch; 0 for native) */
 	int64_t trusted_reuses;       /* operand facts read from a stamped slot */
 	int64_t tiles;                /* passes of the body: 1, or one per row tile */
+	/* In: the instruction set of the call's kernels, k+1 for ISA k (0
+	 * plain C, 1 SSE2, 2 AVX2, 3 AVX-512), at most the library's widest;
+	 * 0 for the widest. Out: the ISA they ran at, plus one (0: a runtime
+	 * without ISAs, torch). */
+	int64_t isa_cap, isa;
 } rx_status;
 
 /* rx_arena_free frees an arena that no call is using, and its block. */
