@@ -2234,11 +2234,50 @@ func (x *importer) sameType(t ir.Type, sc *scope) (*val, string) {
 			if !v.isVar && v.expr != "" && !v.checked && v.t.DType == ir.Float32 && t.DType == ir.Float32 && sameShape(v.t.Shape, t.Shape) {
 				name := x.newName(k)
 				x.emit("%s := %s", name, v.expr)
-				return &val{t: t, expr: name, prec: 7, isVar: true, local: true, level: sc.level}, ""
+				return &val{t: t, expr: name, prec: 7, isVar: true, level: sc.level, local: true}, ""
+			}
+		}
+	}
+	// A float value of higher rank whose dimensions hold t's in order,
+	// summed over the others: float arithmetic cannot fail, and the
+	// value is overwritten by both branches, so only its type matters
+	// (fuzz seed 26267: t0 of [6], with b0 of [6][6] in scope).
+	for s := sc; s != nil; s = s.parent {
+		names := make([]string, 0, len(s.vals))
+		for k := range s.vals {
+			names = append(names, k)
+		}
+		sort.Strings(names)
+		for _, k := range names {
+			v := s.vals[k]
+			if v.expr == "" || v.checked || v.t.DType != ir.Float32 || t.DType != ir.Float32 || v.t.Rank() <= t.Rank() {
+				continue
+			}
+			if drop, ok := subsequence(v.t.Shape, t.Shape); ok {
+				expr := v.expr
+				for i := len(drop) - 1; i >= 0; i-- {
+					expr = fmt.Sprintf("Sum(%s, %d)", expr, drop[i])
+				}
+				return &val{t: t, expr: expr, prec: 7}, ""
 			}
 		}
 	}
 	return nil, ""
+}
+
+// subsequence returns the axes of have to sum over so that the others
+// are want's dimensions, in order (greedily, from the first), and whether
+// there are such axes.
+func subsequence(have, want []ir.Dim) (drop []int, ok bool) {
+	j := 0
+	for i, d := range have {
+		if j < len(want) && d == want[j] {
+			j++
+			continue
+		}
+		drop = append(drop, i)
+	}
+	return drop, j == len(want)
 }
 
 func typeString(t ir.Type) string {

@@ -275,6 +275,30 @@ func f2(a2 [B][6]float32, b2 [6][B]float32, c2 [B]float32) (out0 [B][B]float32, 
 	return
 }
 `),
+		Entry("seed 26267: an If's output that both branches write, each with statements, and nothing of its type before the If", `//rx:batches 1 2
+//rx:seed 26267
+//rx:input a0 uniform(-1, 1)
+//rx:input b0 normal(0, 0.5)
+//rx:input c0 edge(tiny)
+//rx:input n0a const(5)
+package fuzz
+
+const F = 6
+
+func f0(a0 [B][F][F]float32, b0 [F][F]float32, c0 [F][F]float32, n0a int64) (out0 [F][F]float32) {
+	t0 := Max(c0, 0)
+	if 2 < n0a {
+		t0 = Sum(b0, 1)
+		if n0a <= n0a {
+			t0 = t0
+		}
+	} else {
+		t0 = Mean(Minimum(Maximum(Exp(LogSoftmax(Max(a0, 1), 0)*32.0), 2.0), 2.0), 0)
+	}
+	out0 = b0 - t0
+	return
+}
+`),
 		Entry("seed 11374: an If's output reusing the variable another output keeps", `//rx:batches 1
 //rx:seed 11374
 //rx:input a0 normal(0, 0.5)
