@@ -113,6 +113,8 @@ var _ = Describe("finding categories", func() {
 		Expect(err).NotTo(HaveOccurred())
 		add(checkOne(fuzz.Checker{}, skewed{name: "skewed", delta: 0.01}, known))
 
+		add(checkOne(fuzz.Checker{ReferenceOnly: true, RoundTrip: editedTrip("Relu(", "Abs(")}, fallback.Executor{}, nil))
+
 		for _, cat := range fuzz.Categories {
 			Expect(byCat).To(HaveKey(cat), "no wrong executor gave a %s finding", cat)
 		}
@@ -123,6 +125,8 @@ var _ = Describe("finding categories", func() {
 		Expect(byCat[fuzz.CatPosition].Executor).To(Equal("tail"))
 		Expect(byCat[fuzz.CatPosition].Detail).To(ContainSubstring("where the original batch has"))
 		Expect(byCat[fuzz.CatAccuracy].Values).To(Equal(fuzz.ValFinite))
+		Expect(byCat[fuzz.CatRoundTrip].Executor).To(Equal(string(fuzz.RoundTripName)))
+		Expect(byCat[fuzz.CatRoundTrip].Kind).To(Equal(fuzz.KindMismatch))
 		sem := byCat[fuzz.CatSemantics]
 		Expect(sem.Status).To(Equal(fuzz.StatusXFail))
 		Expect(sem.Observed).To(Equal(fuzz.CatAccuracy))

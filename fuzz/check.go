@@ -60,6 +60,12 @@ const (
 	// KindPosition: an executor's result for a row or an element depends
 	// on where it sits (see Checker.Invariance).
 	KindPosition Kind = "position"
+	// KindRoundTrip: the ONNX round trip of a function (Checker.RoundTrip)
+	// failed: the export or the import refused it or panicked, or what
+	// came back does not check or lacks a parameter or a result. (A
+	// difference in what the imported program computes is a KindMismatch,
+	// KindProblem or KindError of executor RoundTripName.)
+	KindRoundTrip Kind = "round-trip"
 )
 
 // Finding is one disagreement between the reference and an executor.
@@ -134,7 +140,7 @@ func (f Finding) Signature() Signature {
 		s.Output = f.Output
 	case KindError, KindReference:
 		s.RefKind, s.GotKind = f.RefKind, f.GotKind
-	case KindPanic, KindPrepare:
+	case KindPanic, KindPrepare, KindRoundTrip:
 		s.PanicOrPrepareText = stableText(f.Detail)
 	}
 	return s
@@ -234,6 +240,29 @@ type Checker struct {
 	// covers every variant at the cost of one. Without it every program
 	// runs through all of them.
 	RotateTwins bool
+	// RoundTrip, when not nil, sends every function of a program through
+	// an ONNX round trip (ONNXTrip: onnx.Export, then onnx.Import of the
+	// model) and runs the program it gives back under the oracle on the
+	// same inputs, at every batch: its outputs must hold the bits of the
+	// oracle's outputs for the function itself (NaN payloads aside) and
+	// its errors the same kind, function, builtin and operands. Any
+	// difference, and any failure of the export or the import, is a
+	// finding of executor RoundTripName (category CatRoundTrip), listed
+	// after the executors' findings. A function with a form the import
+	// refuses by design (an int64 tensor parameter, a second symbolic
+	// dimension: neither is a scenario, and the generator writes neither)
+	// is not round-tripped. It is a function rather than a switch so that
+	// a test can hand in a broken round trip and see it caught; package
+	// fuzz depends on package onnx either way (through executor/builtin).
+	// `rxeq fuzz` sets ONNXTrip unless --roundtrip=false.
+	RoundTrip Trip
+	// ReferenceOnly compares no executor with the reference (Executors is
+	// not used, and no fallback is chosen in its place): a program is
+	// checked by the round trip (RoundTrip) and the reference's own
+	// invariance (Invariance) and variants (Metamorphic) alone. `rxeq
+	// fuzz --executors oracle` sets it, and so does the reduction of a
+	// round-trip finding.
+	ReferenceOnly bool
 }
 
 // executorsFor returns the executors of c that check a program whose
@@ -330,7 +359,9 @@ func (c *Checker) Check(ctx context.Context, src []byte) (*Report, error) {
 		ref = builtin.Reference()
 	}
 	execs := c.Executors
-	if len(execs) == 0 {
+	if c.ReferenceOnly {
+		execs = nil
+	} else if len(execs) == 0 {
 		sel, err := builtin.Select([]executor.Name{executor.Fallback}, builtin.Config{}, nil)
 		if err != nil {
 			return nil, err
@@ -368,6 +399,10 @@ func (c *Checker) Check(ctx context.Context, src []byte) (*Report, error) {
 	for range c.noiseRuns() {
 		sized = append(sized, noiseOracle{})
 	}
+	if c.RoundTrip != nil {
+		sized = append(sized, checkOracle{}) // the imported program's run
+	}
+	_, exact := ref.(oracle.Executor) // the reference's outputs are the oracle's (the round trip's want)
 	seed := uint64(harness.DefaultScenarioSeed)
 	if f.HasSeed {
 		seed = f.Seed
@@ -400,8 +435,16 @@ func (c *Checker) Check(ctx context.Context, src []byte) (*Report, error) {
 			return nil, byNameError(e.Name(), names)
 		}
 	}
+	var tripFound []Finding // the round trip's findings, listed after the others
 	for _, fn := range f.Funcs {
 		classes := compare.ClassSources(fn)
+		var trip *tripped
+		if c.RoundTrip != nil {
+			var tf *Finding
+			if trip, tf = c.roundTrip(p, fn, ref.Name()); tf != nil {
+				tripFound = append(tripFound, *tf)
+			}
+		}
 		for _, batch := range batches {
 			if err := harness.CheckMemory(harness.EstimateMemory(fn, p.Func(fn.Name), batch, nil, sized), limit); err != nil {
 				return nil, err
@@ -419,6 +462,21 @@ func (c *Checker) Check(ctx context.Context, src []byte) (*Report, error) {
 				rep.Findings = append(rep.Findings, Finding{Kind: KindReference, Reference: ref.Name(), Executor: ref.Name(),
 					Func: fn.Name, Batch: batch, RefError: wantErr.Error(), RefKind: errorKind(wantErr), Crashed: crashed(wantErr), Detail: wantErr.Error()})
 				continue
+			}
+			if trip != nil {
+				tw, twErr := want, wantErr
+				if !exact {
+					own := make(map[string]*tensor.Tensor, len(inputs))
+					for k, t := range inputs {
+						own[k] = t.Clone()
+					}
+					tw, twErr = oracle.Run(ctx, fn, own)
+				}
+				found, err := trip.check(ctx, fn, batch, inputs, tw, twErr)
+				if err != nil {
+					return nil, err
+				}
+				tripFound = append(tripFound, found...)
 			}
 			// The noise runs are made once per function and batch, and only
 			// when an executor's outputs disagree at the plain tolerance.
@@ -507,6 +565,7 @@ func (c *Checker) Check(ctx context.Context, src []byte) (*Report, error) {
 		}
 		rep.Findings = append(rep.Findings, found...)
 	}
+	rep.Findings = append(rep.Findings, tripFound...)
 	for i := range rep.Findings {
 		rep.Findings[i].Framework = rep.Frameworks[rep.Findings[i].Executor]
 	}

@@ -43,13 +43,18 @@ const (
 	// rounding does not explain (the noise runs blame the executor), or
 	// a class that flipped.
 	CatAccuracy Category = "accuracy"
+	// CatRoundTrip: a function that does not come back from its ONNX
+	// export and import computing the same bits under the oracle, or
+	// whose export or import failed (Checker.RoundTrip; the executor is
+	// RoundTripName): a bug of package onnx, not of a framework.
+	CatRoundTrip Category = "round-trip"
 	// CatSemantics: a documented difference, matched by an entry of the
 	// known-discrepancy ledger (the entry says which category it had).
 	CatSemantics Category = "semantics"
 )
 
 // Categories lists every category in the order tables print them.
-var Categories = []Category{CatCrash, CatErrorMismatch, CatNaNInf, CatSignedZero, CatPosition, CatAccuracy, CatSemantics}
+var Categories = []Category{CatCrash, CatErrorMismatch, CatNaNInf, CatSignedZero, CatPosition, CatAccuracy, CatRoundTrip, CatSemantics}
 
 // The value classes of a mismatch (Finding.Values): what the reference
 // and the executor hold at the elements that disagree, the most telling
@@ -71,6 +76,9 @@ var valueRank = map[string]int{ValOppositeInf: 7, ValSignedZero: 6, ValNaN: 5, V
 
 // Category classifies the finding (before any ledger entry matched it).
 func (f Finding) Category() Category {
+	if f.Executor == RoundTripName || f.Kind == KindRoundTrip {
+		return CatRoundTrip
+	}
 	switch f.Kind {
 	case KindPanic, KindPrepare:
 		return CatCrash

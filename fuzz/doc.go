@@ -88,6 +88,21 @@
 // computed alone, with the rows reversed or shifted must give bit-identical
 // results; a violation is a finding of KindPosition.
 //
+// # Round trip
+//
+// With Checker.RoundTrip (ONNXTrip, on in `rxeq fuzz` unless
+// --roundtrip=false), every function is also exported to ONNX
+// (onnx.Export), the model imported back into a program (onnx.Import),
+// and the imported program run under the oracle on the function's inputs
+// at every batch: its outputs must hold the oracle's bits for the
+// function itself (NaN payloads aside), its errors the same kind,
+// builtin and operands. A difference, or a failure of the export or the
+// import, is a finding of executor RoundTripName, category CatRoundTrip,
+// reduced with the round trip alone (Checker.ReferenceOnly) and saved
+// with a repro.sh (RoundTripRepro). The forms the import refuses by
+// design (an int64 tensor parameter, a second symbolic dimension) are
+// not round-tripped.
+//
 // # Comparison
 //
 // The reference (the oracle) and every other executor run each function at

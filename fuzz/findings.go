@@ -147,7 +147,15 @@ func (c *Campaign) record(recs map[string]*Record, o outcome) (*Record, string, 
 	}
 	rec.merge(o.seed)
 	extra := ""
-	if name, b := c.reproFile(o.found.small, f); b != nil {
+	if f.Executor == RoundTripName {
+		// A round-trip finding: the commands that export and import the
+		// reduced program's function and check the round trip again.
+		if err := os.WriteFile(filepath.Join(dir, "repro.sh"), RoundTripRepro(rec), 0o755); err != nil {
+			return nil, "", fmt.Errorf("saving seed %d: %w", o.seed, err)
+		}
+		rec.Repro = "repro.sh"
+		extra = fmt.Sprintf("  reproducer %s\n", filepath.Join(dir, "repro.sh"))
+	} else if name, b := c.reproFile(o.found.small, f); b != nil {
 		// A generated-code executor's finding (pytorch, torchscript,
 		// numpy; tfjs-cpu, tfjs-wasm): the standalone repro.py of
 		// pyexport.Repro or repro.js of jsexport.Repro.
@@ -353,6 +361,7 @@ func CheckLedger(ctx context.Context, c *Checker, l *ledger.Ledger, framework Fr
 		one := *c
 		one.Executors = []executor.Executor{ex}
 		one.Metamorphic = 0
+		one.RoundTrip, one.ReferenceOnly = nil, false // the entry's executor alone
 		one.Invariance = e.Category == string(CatPosition)
 		rep, err := one.Check(ctx, src)
 		if err != nil {

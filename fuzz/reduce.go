@@ -315,7 +315,9 @@ func ReduceChecker(f Finding, pooled, own *Checker) *Checker {
 }
 
 // only returns a copy of c whose executors are those named name, or all
-// of c's when none is (a finding of the reference). When ref, the
+// of c's when none is (a finding of the reference), without the round
+// trip; for name RoundTripName, a copy that checks the round trip alone
+// (ReferenceOnly, no invariance). When ref, the
 // finding's reference, is one of c's executors too (the twin that a
 // variant must equal bit for bit, executor.Twin), it is kept as well.
 func (c *Checker) only(name, ref executor.Name) *Checker {
@@ -327,6 +329,12 @@ func (c *Checker) only(name, ref executor.Name) *Checker {
 	}
 	d := *c
 	d.RotateTwins = false // a candidate keeps the variant that failed, whatever its seed
+	if name == RoundTripName {
+		// A round-trip finding: the round trip alone, no executor.
+		d.ReferenceOnly, d.Invariance = true, false
+		return &d
+	}
+	d.RoundTrip = nil // an executor's finding does not need it
 	if len(keep) > 0 {
 		d.Executors = keep
 	}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"go/format"
+	"maps"
 	"math"
 	"math/bits"
 	"regexp"
@@ -1185,17 +1186,14 @@ func (x *importer) node(n *onnxpb.Node, sc *scope) *val {
 	case "Constant":
 		return x.constant(n)
 	case "Identity":
-		v := *x.input(n, 0, sc)
-		v.result, v.alias = false, true
-		return &v
+		return passThrough(x.input(n, 0, sc))
 	case "Cast":
-		v := *x.input(n, 0, sc)
+		v := x.input(n, 0, sc)
 		to := attrI(n, "to", 0)
 		if want := map[ir.DType]int64{ir.Float32: onnxpb.TypeFloat, ir.Int64: onnxpb.TypeInt64, ir.Bool: onnxpb.TypeBool}[v.t.DType]; to != want {
 			x.fail(ClassDType, "a Cast from %s to %s is not a no-op: Import takes Cast only to the same type", v.t.DType, typeName(int32(to)))
 		}
-		v.result, v.alias = false, true
-		return &v
+		return passThrough(v)
 	case "Add", "Sub", "Mul", "Div":
 		if op == "Div" || op == "Sub" {
 			if r := x.checkedOp(n, sc); r != nil {
@@ -1237,9 +1235,7 @@ func (x *importer) node(n *onnxpb.Node, sc *scope) *val {
 			acc = x.binary(acc, "/", 5, &val{expr: strconv.Itoa(len(n.Input)) + ".0", prec: 7}, acc.t)
 		}
 		if len(n.Input) == 1 {
-			v := *acc
-			v.result, v.alias = false, true
-			return &v
+			return passThrough(acc)
 		}
 		return acc
 	case "Neg":
@@ -1276,9 +1272,7 @@ func (x *importer) node(n *onnxpb.Node, sc *scope) *val {
 			}
 		}
 		if out.expr == x.input(n, 0, sc).expr {
-			v := *out
-			v.result, v.alias = false, true
-			return &v
+			return passThrough(out)
 		}
 		return out
 	case "LeakyRelu":
@@ -1311,9 +1305,7 @@ func (x *importer) node(n *onnxpb.Node, sc *scope) *val {
 		case a.t.Rank() == 2 && (len(perm) == 0 || slices.Equal(perm, []int64{1, 0})):
 			return x.call("Transpose", ir.Type{DType: ir.Float32, Shape: []ir.Dim{a.t.Shape[1], a.t.Shape[0]}}, a)
 		case a.t.Rank() <= 1 || isIdentityPerm(perm, a.t.Rank()):
-			v := *a
-			v.result, v.alias = false, true
-			return &v
+			return passThrough(a)
 		}
 		x.fail(ClassRank, "Transpose of rank %d with perm %v: rxeq's Transpose swaps the two dimensions of a rank-2 tensor", a.t.Rank(), perm)
 	case "Softmax", "LogSoftmax":
@@ -1501,9 +1493,7 @@ func (x *importer) gemm(n *onnxpb.Node, sc *scope) *val {
 func (x *importer) reduce(n *onnxpb.Node, sc *scope) *val {
 	a := x.floatIn(n, 0, sc)
 	if x.reduceInput(n) && len(x.reduceAxesSpec(n, sc)) == 0 && attrI(n, "noop_with_empty_axes", 0) != 0 {
-		v := *a
-		v.result, v.alias = false, true
-		return &v
+		return passThrough(a)
 	}
 	if a.t.Rank() == 0 {
 		x.fail(ClassRank, "%s of a scalar", n.OpType)
@@ -1578,7 +1568,7 @@ func (x *importer) reshape(n *onnxpb.Node, sc *scope) *val {
 	if a.t.DType != ir.Float32 {
 		x.fail(ClassDType, "%s of %s", n.OpType, a.t)
 	}
-	same := func() *val { v := *a; v.result, v.alias = false, true; return &v }
+	same := func() *val { return passThrough(a) }
 	to := func(shape []ir.Dim) *val {
 		if len(shape) > 4 {
 			x.fail(ClassRank, "%s of %s to rank %d: rxeq tensors have rank 0 to 4", n.OpType, typeString(a.t), len(shape))
@@ -1705,9 +1695,7 @@ func (x *importer) keptReduce(n *onnxpb.Node, axes []int, sc *scope) *val {
 // [1 K]. Every step is exact. Otherwise it returns nil and why not.
 func (x *importer) reshapeTo(a *val, target []ir.Dim) (*val, string) {
 	if sameShape(a.t.Shape, target) {
-		v := *a
-		v.result, v.alias = false, true
-		return &v, ""
+		return passThrough(a), ""
 	}
 	one := ir.Dim{Size: 1}
 	notOne := func(ds []ir.Dim) []ir.Dim {
@@ -1976,7 +1964,6 @@ func (x *importer) loop(n *onnxpb.Node, g *onnxpb.Graph, sc *scope) {
 	x.emit("%s {", head)
 	x.graph(body, inner)
 	x.cur = n
-	type assign struct{ target, expr string }
 	var as []assign
 	for _, c := range cs {
 		v := x.data(x.get(body.Output[c.k+1].Name, inner))
@@ -1984,21 +1971,7 @@ func (x *importer) loop(n *onnxpb.Node, g *onnxpb.Graph, sc *scope) {
 			as = append(as, assign{c.target, v.expr})
 		}
 	}
-	// The assignments happen one after the other: a value that reads a
-	// target assigned before it is computed first.
-	for i := range as {
-		for _, prev := range as[:i] {
-			if regexp.MustCompile(`\b` + prev.target + `\b`).MatchString(as[i].expr) {
-				tmp := x.newName(as[i].target + "_next")
-				x.emit("%s := %s", tmp, as[i].expr)
-				as[i].expr = tmp
-				break
-			}
-		}
-	}
-	for _, a := range as {
-		x.emit("%s = %s", a.target, a.expr)
-	}
+	x.lines = append(x.lines, x.sequential(as)...)
 	x.emit("}")
 	for _, c := range cs {
 		t := inner.vals[body.Input[c.k+2].Name].t
@@ -2069,8 +2042,19 @@ func (x *importer) branch(n *onnxpb.Node, g *onnxpb.Graph, sc *scope) {
 		}
 		return
 	}
-	var tAssign, eAssign []string
+	var tAssign, eAssign []assign
 	reused := map[string]bool{}
+	declared := map[string]*val{} // the outputs' variables, in scope after the If
+	// The outer values an output passes through unchanged in both
+	// branches: that output is the value's variable after the If, so the
+	// variable is not another output's to reuse (fuzz seed 11374: t2 = t2
+	// in the branch that set out0 = Exp(out0), both from one variable).
+	kept := map[string]bool{}
+	for _, k := range active {
+		if t, e := touts[k], eouts[k]; t.level <= sc.level && e.level <= sc.level && t.expr == e.expr {
+			kept[t.expr] = true
+		}
+	}
 	for _, k := range active {
 		t, e := touts[k], eouts[k]
 		if t.t.DType == ir.Bool {
@@ -2097,11 +2081,23 @@ func (x *importer) branch(n *onnxpb.Node, g *onnxpb.Graph, sc *scope) {
 		if init == nil && !isResult {
 			init, old = x.sameType(t.t, sc)
 		}
+		if init == nil && !isResult {
+			// No value of the type before the If (the program declared
+			// the variable with one that nothing else reads, so the
+			// model does not compute it): a branch that computes its
+			// output without statements and without checked arithmetic
+			// gives an expression of outer values alone, which cannot
+			// fail, so it declares the variable. (Fuzz seed 552.)
+			init = branchInit(t, thenLines, sc)
+			if init == nil {
+				init = branchInit(e, elseLines, sc)
+			}
+		}
 		if !isResult {
 			// The variable of the value passed through (or of the old
 			// value of the type) is the output's when nothing reads that
 			// value after the If.
-			if init != nil && init.local && !reused[init.expr] && old != "" && x.lastRead(n, g, old) && !unread(sc, init.expr) {
+			if init != nil && init.local && !reused[init.expr] && !kept[init.expr] && old != "" && x.lastRead(n, g, old) && !unread(sc, init.expr) {
 				target, reuse = init.expr, true
 				reused[target] = true
 			} else {
@@ -2119,20 +2115,24 @@ func (x *importer) branch(n *onnxpb.Node, g *onnxpb.Graph, sc *scope) {
 			x.emit("%s := %s", target, init.expr)
 		}
 		if init == nil || t.expr != init.expr {
-			tAssign = append(tAssign, target+" = "+t.expr)
+			tAssign = append(tAssign, assign{target, t.expr})
 		}
 		if init == nil || e.expr != init.expr {
-			eAssign = append(eAssign, target+" = "+e.expr)
+			eAssign = append(eAssign, assign{target, e.expr})
 		}
-		sc.vals[out] = &val{t: t.t, expr: target, prec: 7, isVar: true, level: sc.level, result: isResult, local: !isResult}
+		declared[out] = &val{t: t.t, expr: target, prec: 7, isVar: true, level: sc.level, result: isResult, local: !isResult}
 	}
+	// The outputs are in scope after the If only: an output's variable is
+	// not a value of its type to declare a later output with (fuzz seed
+	// 7570: t15_2 := out1, where the If assigns the result out1).
+	maps.Copy(sc.vals, declared)
 	x.emit("if %s {", cond.expr)
 	x.lines = append(x.lines, thenLines...)
-	x.lines = append(x.lines, tAssign...)
+	x.lines = append(x.lines, x.sequential(tAssign)...)
 	if len(elseLines)+len(eAssign) > 0 {
 		x.emit("} else {")
 		x.lines = append(x.lines, elseLines...)
-		x.lines = append(x.lines, eAssign...)
+		x.lines = append(x.lines, x.sequential(eAssign)...)
 	}
 	x.emit("}")
 }
@@ -2234,11 +2234,50 @@ func (x *importer) sameType(t ir.Type, sc *scope) (*val, string) {
 			if !v.isVar && v.expr != "" && !v.checked && v.t.DType == ir.Float32 && t.DType == ir.Float32 && sameShape(v.t.Shape, t.Shape) {
 				name := x.newName(k)
 				x.emit("%s := %s", name, v.expr)
-				return &val{t: t, expr: name, prec: 7, isVar: true, local: true, level: sc.level}, ""
+				return &val{t: t, expr: name, prec: 7, isVar: true, level: sc.level, local: true}, ""
+			}
+		}
+	}
+	// A float value of higher rank whose dimensions hold t's in order,
+	// summed over the others: float arithmetic cannot fail, and the
+	// value is overwritten by both branches, so only its type matters
+	// (fuzz seed 26267: t0 of [6], with b0 of [6][6] in scope).
+	for s := sc; s != nil; s = s.parent {
+		names := make([]string, 0, len(s.vals))
+		for k := range s.vals {
+			names = append(names, k)
+		}
+		sort.Strings(names)
+		for _, k := range names {
+			v := s.vals[k]
+			if v.expr == "" || v.checked || v.t.DType != ir.Float32 || t.DType != ir.Float32 || v.t.Rank() <= t.Rank() {
+				continue
+			}
+			if drop, ok := subsequence(v.t.Shape, t.Shape); ok {
+				expr := v.expr
+				for i := len(drop) - 1; i >= 0; i-- {
+					expr = fmt.Sprintf("Sum(%s, %d)", expr, drop[i])
+				}
+				return &val{t: t, expr: expr, prec: 7}, ""
 			}
 		}
 	}
 	return nil, ""
+}
+
+// subsequence returns the axes of have to sum over so that the others
+// are want's dimensions, in order (greedily, from the first), and whether
+// there are such axes.
+func subsequence(have, want []ir.Dim) (drop []int, ok bool) {
+	j := 0
+	for i, d := range have {
+		if j < len(want) && d == want[j] {
+			j++
+			continue
+		}
+		drop = append(drop, i)
+	}
+	return drop, j == len(want)
 }
 
 func typeString(t ir.Type) string {
@@ -2351,4 +2390,60 @@ func ReadTensor(b []byte) (*tensor.Tensor, error) {
 		return nil, err
 	}
 	return (&importer{}).tensorOf(t)
+}
+
+// branchInit is a branch's output v as the value that declares the If's
+// output before the If, when the branch computes it with no statement of
+// its own (lines) and v is a float expression without checked
+// arithmetic: then it reads only values of the outer scopes and cannot
+// fail, so evaluating it before the If changes nothing. nil otherwise.
+func branchInit(v *val, lines []string, sc *scope) *val {
+	if len(lines) > 0 || v == nil || v.expr == "" || v.checked || v.t.DType != ir.Float32 {
+		return nil
+	}
+	return &val{t: v.t, expr: v.expr, prec: v.prec, level: sc.level}
+}
+
+// assign is one assignment of a Loop's carried value or an If's output
+// at the end of its body or branch: target = expr.
+type assign struct{ target, expr string }
+
+// sequential returns the lines that make the assignments as, which the
+// model makes at once (a Loop body's outputs, an If branch's), one after
+// the other: a value that reads a target assigned before it is computed
+// into a new local first (fuzz seed 4601: an If branch's t1 =
+// LogSoftmax(t0, 2) read the t0 that t0 = Relu(t0) had overwritten).
+func (x *importer) sequential(as []assign) []string {
+	var pre, lines []string
+	for i := range as {
+		for _, prev := range as[:i] {
+			if regexp.MustCompile(`\b` + regexp.QuoteMeta(prev.target) + `\b`).MatchString(as[i].expr) {
+				tmp := x.newName(as[i].target + "_next")
+				pre = append(pre, tmp+" := "+as[i].expr)
+				as[i].expr = tmp
+				break
+			}
+		}
+	}
+	for _, a := range as {
+		lines = append(lines, a.target+" = "+a.expr)
+	}
+	return append(pre, lines...)
+}
+
+// passThrough is the value of an op that passes v through (Identity, a
+// no-op Cast, Reshape or Transpose, a Sum of one input, …): a copy of v
+// that is not a result and is an alias. A checked v whose evaluation is
+// pending (read once, so by this op alone) is the copy's to evaluate
+// now: v is marked read, so that flush does not declare it as well, and
+// the copy is bound (and declared or kept pending) in its place (fuzz
+// seed 2750: cnt = CheckedRem(4, 5) after an unused v := CheckedRem(4,
+// 5)).
+func passThrough(v *val) *val {
+	c := *v
+	c.result, c.alias = false, true
+	if v.checked && !v.isVar {
+		v.used = true
+	}
+	return &c
 }

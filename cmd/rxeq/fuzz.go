@@ -87,6 +87,7 @@ func cmdFuzz(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	jsonOut := fs.String("json", "", "write the findings table, every distinct finding and the ledger checks to FILE as JSON")
 	signedZeros := fs.Bool("signed-zeros", false, "the sign of a zero must match the oracle's in every output (as //rx:signed-zeros)")
 	invariance := fs.Bool("invariance", true, "check each executor against itself for position and batch invariance on row-independent functions")
+	roundTrip := fs.Bool("roundtrip", true, "export each function to ONNX, import the model back and hold the imported program to the original under the oracle, bit for bit (--executors oracle: that check alone)")
 	allVariants := fs.Bool("all-variants", false, "run every program through every variant of native that must give its bits (native-avx2, native-sse2, native-c, native-tiled) instead of one per program in turn")
 	mem := maxMemory(fs)
 	programCC := fs.String("program-cc", "auto", programCCUsage)
@@ -117,8 +118,8 @@ func cmdFuzz(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	defer cleanup()
 	rtCache := runtimeCache()
-	checker, err := buildChecker(r.execList, nativeSetup{isolate: r.isolate, cacheDir: cache, timeout: *timeout, external: r.external,
-		programCC: resolveProgramCC(*programCC), rtCache: rtCache})
+	checker, err := fuzzChecker(r.execList, nativeSetup{isolate: r.isolate, cacheDir: cache, timeout: *timeout, external: r.external,
+		programCC: resolveProgramCC(*programCC), rtCache: rtCache}, *roundTrip)
 	if err != nil {
 		fmt.Fprintf(stderr, "rxeq fuzz: %v\n", err)
 		return exitUsage
@@ -299,9 +300,31 @@ func buildChecker(list string, ns nativeSetup) (*fuzz.Checker, error) {
 		return nil, fmt.Errorf("executor %s: %s", u.Executor, u.Reason)
 	}
 	if len(sel.Executors) == 0 {
-		return nil, fmt.Errorf("--executors %q: name fallback, native or torch to compare with the oracle", list)
+		return nil, fmt.Errorf("%w: --executors %q: name fallback, native or torch to compare with the oracle", errNoExecutors, list)
 	}
 	return &fuzz.Checker{Reference: sel.Reference, Executors: sel.Executors}, nil
+}
+
+// errNoExecutors is the kind of buildChecker's error for an --executors
+// list that names the oracle alone.
+var errNoExecutors = errors.New("no executor to compare")
+
+// fuzzChecker is buildChecker for fuzz and reduce: with roundTrip the
+// checker also sends every function through the ONNX round trip
+// (fuzz.ONNXTrip), and the list may name the oracle alone, for a checker
+// that checks the round trip and nothing else (fuzz.Checker.ReferenceOnly).
+func fuzzChecker(list string, ns nativeSetup, roundTrip bool) (*fuzz.Checker, error) {
+	c, err := buildChecker(list, ns)
+	switch {
+	case roundTrip && errors.Is(err, errNoExecutors):
+		return &fuzz.Checker{Reference: builtin.Reference(), ReferenceOnly: true, RoundTrip: fuzz.ONNXTrip}, nil
+	case err != nil:
+		return nil, err
+	}
+	if roundTrip {
+		c.RoundTrip = fuzz.ONNXTrip
+	}
+	return c, nil
 }
 
 // commands are the rerun and check commands of a reproducer of finding
@@ -339,10 +362,17 @@ func (r *fuzzRun) commands(seed uint64, f fuzz.Finding, file string) (rerun, che
 	} else if !r.Checker.Invariance {
 		rerun += " --invariance=false"
 	}
+	if r.Checker.RoundTrip == nil {
+		rerun += " --roundtrip=false"
+	}
 	if r.Checker.SignedZeros {
 		shared += " --signed-zeros"
 	}
 	rerun += shared
+	if f.Executor == fuzz.RoundTripName {
+		// The round trip alone reduces it: the oracle and no executor.
+		return rerun, "rxeq reduce --executors oracle --roundtrip" + shared + " " + file
+	}
 	check = "rxeq reduce --executors " + r.execList + r.external.flags()
 	if !r.isolate {
 		check += " --isolate=false"
@@ -394,6 +424,7 @@ func cmdReduce(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	noise := fs.Int("noise-runs", fuzz.DefaultNoiseRuns, "oracle runs rounding to float32 that measure how far rounding can move an output that disagrees (0: none, plain tolerance)")
 	emi := fs.Int("emi", 0, "equivalent variants each executor must compute bit for bit the same (for a metamorphic finding)")
 	invariance := fs.Bool("invariance", false, "check each executor against itself for position and batch invariance (for a position finding)")
+	roundTrip := fs.Bool("roundtrip", false, "export each function to ONNX, import it back and hold the imported program to the original under the oracle (for a round-trip finding; --executors oracle: that check alone)")
 	signedZeros := fs.Bool("signed-zeros", false, "the sign of a zero must match the oracle's in every output")
 	mem := maxMemory(fs)
 	programCC := fs.String("program-cc", "auto", programCCUsage)
@@ -413,8 +444,8 @@ func cmdReduce(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		return exitFail
 	}
 	defer cleanup()
-	checker, err := buildChecker(*execList, nativeSetup{isolate: *isolated, cacheDir: cache, timeout: *timeout, external: external,
-		programCC: resolveProgramCC(*programCC), rtCache: runtimeCache()})
+	checker, err := fuzzChecker(*execList, nativeSetup{isolate: *isolated, cacheDir: cache, timeout: *timeout, external: external,
+		programCC: resolveProgramCC(*programCC), rtCache: runtimeCache()}, *roundTrip)
 	if err != nil {
 		fmt.Fprintf(stderr, "rxeq reduce: %v\n", err)
 		return exitUsage

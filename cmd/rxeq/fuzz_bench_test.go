@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"syscall"
 	"testing"
 	"time"
 
@@ -162,5 +163,93 @@ func BenchmarkFuzzORT(b *testing.B) {
 	rate := func(d time.Duration) float64 { return float64(programs*b.N) / d.Seconds() }
 	b.ReportMetric(rate(base), "oracle+fallback-programs/s")
 	b.ReportMetric(rate(ort), "onnxruntime-programs/s")
+	b.ReportMetric(0, "ns/op")
+}
+
+// BenchmarkFuzzRoundTrip measures what the ONNX round trip
+// (fuzz.Checker.RoundTrip, on by default) costs `rxeq fuzz`, with
+// --roundtrip=false and with it, for oracle+fallback (where its share is
+// largest) and, with a C compiler, with native as well (the default
+// set), and for the round trip alone (--executors oracle). It reports
+// programs per second (wall time) and CPU milliseconds per program (this
+// process's and its workers', getrusage), and each ratio of the cost
+// with the round trip over the cost without: on a loaded machine the
+// wall-time rates swing with the other load, the CPU time much less.
+//
+//	go test ./cmd/rxeq -run '^$' -bench FuzzRoundTrip -benchtime 3x
+func BenchmarkFuzzRoundTrip(b *testing.B) {
+	const programs = 64
+	cpu := func() time.Duration {
+		var self, kids syscall.Rusage
+		_ = syscall.Getrusage(syscall.RUSAGE_SELF, &self)
+		_ = syscall.Getrusage(syscall.RUSAGE_CHILDREN, &kids)
+		d := time.Duration(0)
+		for _, t := range []syscall.Timeval{self.Utime, self.Stime, kids.Utime, kids.Stime} {
+			d += time.Duration(t.Nano())
+		}
+		return d
+	}
+	type cost struct{ wall, cpu time.Duration }
+	session := func(execs string, roundTrip bool) cost {
+		b.Helper()
+		cache, cleanup, err := fuzzCache()
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer cleanup()
+		checker, err := fuzzChecker(execs, nativeSetup{isolate: true, cacheDir: cache, timeout: defaultFuzzTimeout,
+			programCC: resolveProgramCC("auto"), rtCache: runtimeCache()}, roundTrip)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer executor.CloseAll(checker.Executors)
+		checker.Metamorphic, checker.Invariance = 1, true // as rxeq fuzz runs
+		r := &fuzzRun{Campaign: fuzz.Campaign{Seed: 1, Count: programs, Checker: checker, Dir: b.TempDir(),
+			Parallel: runtime.GOMAXPROCS(0)}, execList: execs, isolate: true}
+		c0 := cpu()
+		st, err := r.run(context.Background())
+		if err != nil {
+			b.Fatal(err)
+		}
+		if st.Programs != programs {
+			b.Fatalf("%d programs ran, want %d", st.Programs, programs)
+		}
+		return cost{st.Elapsed, cpu() - c0}
+	}
+	_, ccErr := exec.LookPath("cc")
+	if ccErr == nil {
+		session("oracle,fallback,native", false) // the runtime library, built once
+	}
+	costs := map[string]*cost{}
+	add := func(name, execs string, roundTrip bool) {
+		c := session(execs, roundTrip)
+		if costs[name] == nil {
+			costs[name] = &cost{}
+		}
+		costs[name].wall += c.wall
+		costs[name].cpu += c.cpu
+	}
+	for b.Loop() {
+		add("oracle+fallback", "oracle,fallback", false)
+		add("oracle+fallback+roundtrip", "oracle,fallback", true)
+		add("roundtrip-alone", "oracle", true)
+		if ccErr == nil {
+			add("native", "oracle,fallback,native", false)
+			add("native+roundtrip", "oracle,fallback,native", true)
+		}
+	}
+	n := float64(programs * b.N)
+	for name, c := range costs {
+		b.ReportMetric(n/c.wall.Seconds(), name+"-programs/s")
+		b.ReportMetric(float64(c.cpu.Milliseconds())/n, name+"-cpu-ms/program")
+	}
+	ratio := func(with, without string) {
+		b.ReportMetric(costs[with].cpu.Seconds()/costs[without].cpu.Seconds(), with+"/"+without+"-cpu")
+		b.ReportMetric(costs[with].wall.Seconds()/costs[without].wall.Seconds(), with+"/"+without+"-wall")
+	}
+	ratio("oracle+fallback+roundtrip", "oracle+fallback")
+	if ccErr == nil {
+		ratio("native+roundtrip", "native")
+	}
 	b.ReportMetric(0, "ns/op")
 }

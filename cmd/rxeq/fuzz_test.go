@@ -131,7 +131,8 @@ var _ = Describe("fuzz", Label("fuzz"), func() {
 		for _, args := range [][]string{
 			{"fuzz", "--count", "x"},
 			{"fuzz", "--executors", "oracle,tensorflow"},
-			{"fuzz", "--executors", "oracle"},
+			{"fuzz", "--executors", "oracle", "--roundtrip=false"}, // nothing to check: the oracle alone checks only the round trip
+			{"reduce", "--executors", "oracle", "a.rx"},
 			{"fuzz", "--count", "-1"},
 			{"fuzz", "extra"},
 			{"fuzz", "--nope"},
@@ -264,7 +265,7 @@ func f(x [B]float32) (y [B]float32) {
 			red, err := os.ReadFile(findingFile(dir, "seed-"+itoa(seed)+".reduced.rx"))
 			Expect(err).NotTo(HaveOccurred())
 			Expect(string(red)).To(HavePrefix("// rxeq fuzz finding, seed " + itoa(seed) + "\n"))
-			Expect(string(red)).To(ContainSubstring("// rerun: rxeq fuzz --seed " + itoa(seed) + " --count 1 --executors oracle,fallback --isolate=false --emi 0 --invariance=false\n"))
+			Expect(string(red)).To(ContainSubstring("// rerun: rxeq fuzz --seed " + itoa(seed) + " --count 1 --executors oracle,fallback --isolate=false --emi 0 --invariance=false --roundtrip=false\n"))
 			Expect(string(red)).To(ContainSubstring("// check this file: rxeq reduce --executors oracle,fallback --isolate=false " +
 				findingFile(dir, "seed-"+itoa(seed)+".reduced.rx") + "\n\n"))
 			before, after := fuzz.CountStmts(orig), fuzz.CountStmts(red)
@@ -296,3 +297,40 @@ func findingFile(dir, name string) string {
 	Expect(m).To(HaveLen(1), "%s in a finding's directory of %s", name, dir)
 	return m[0]
 }
+
+var _ = Describe("rxeq fuzz's ONNX round trip", func() {
+	It("checks it alone with --executors oracle, on by default, and finds nothing in the first programs", func() {
+		code, stdout, stderr := rxeq("fuzz", "--executors", "oracle", "--count", "16", "--out", GinkgoT().TempDir())
+		Expect(code).To(Equal(0), stdout+stderr)
+		Expect(stdout).To(MatchRegexp(`(?m)^16 programs, 0 findings, `))
+	})
+
+	It("needs an executor when it is off", func() {
+		code, _, stderr := rxeq("fuzz", "--executors", "oracle", "--roundtrip=false", "--count", "1", "--out", GinkgoT().TempDir())
+		Expect(code).To(Equal(2))
+		Expect(stderr).To(ContainSubstring(`--executors "oracle": name fallback, native or torch to compare with the oracle`))
+	})
+
+	It("names the commands that rerun a round-trip finding and reduce it with the round trip alone", func() {
+		checker, err := fuzzChecker("oracle", nativeSetup{}, true)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(checker.ReferenceOnly).To(BeTrue())
+		checker.Metamorphic, checker.Invariance = 1, true
+		r := &fuzzRun{Campaign: fuzz.Campaign{Checker: checker}, execList: "oracle", isolate: true}
+		rerun, check := r.commands(552, fuzz.Finding{Executor: fuzz.RoundTripName, Kind: fuzz.KindRoundTrip, Func: "f0"}, "DIR/seed-552.reduced.rx")
+		Expect(rerun).To(Equal("rxeq fuzz --seed 552 --count 1 --executors oracle"))
+		Expect(check).To(Equal("rxeq reduce --executors oracle --roundtrip DIR/seed-552.reduced.rx"))
+
+		checker.RoundTrip = nil
+		rerun, _ = r.commands(7, fuzz.Finding{Executor: "fallback", Kind: fuzz.KindMismatch}, "x.rx")
+		Expect(rerun).To(Equal("rxeq fuzz --seed 7 --count 1 --executors oracle --roundtrip=false"))
+	})
+
+	It("rxeq reduce --roundtrip finds nothing to reduce in a program whose round trip holds", func() {
+		file := filepath.Join(GinkgoT().TempDir(), "ok.rx")
+		Expect(os.WriteFile(file, fuzz.Generate(1, fuzz.Config{}).Source, 0o644)).To(Succeed())
+		code, _, stderr := rxeq("reduce", "--executors", "oracle", "--roundtrip", file)
+		Expect(code).To(Equal(1))
+		Expect(stderr).To(ContainSubstring("no finding"))
+	})
+})
