@@ -38,10 +38,16 @@ func roundedReference(ctx context.Context, ref executor.Rounder, fn *program.Fun
 	return out
 }
 
-// blameOutputs decides the blame of an output mismatch between want (the
-// exact reference) and got, given rounded, the float32-rounding reference
-// (nil: BlameExecutor). Only the outputs judged not OK in metrics count.
-func blameOutputs(fn *program.Func, metrics []compare.OutputMetrics, want, got, rounded map[string]*tensor.Tensor, tols map[string]compare.Tolerance) Blame {
+// BlameOutputs is the blame rule on its own, as the runner applies it to
+// a case that failed on its outputs: metrics are the outputs' comparison
+// with want (the exact reference), got the executor's outputs, rounded the
+// reference evaluated with every op rounded to float32 (nil gives
+// BlameExecutor) and tols the outputs' tolerances. It returns
+// BlameFloat32 only when, at every mismatched element, rounded misses
+// want too and got agrees with rounded; "" when no output failed. Only
+// the outputs judged not OK in metrics count.
+// `rxeq selftest`'s canaries hold it to that.
+func BlameOutputs(fn *program.Func, metrics []compare.OutputMetrics, want, got, rounded map[string]*tensor.Tensor, tols map[string]compare.Tolerance) Blame {
 	if rounded == nil {
 		return BlameExecutor
 	}
@@ -101,14 +107,20 @@ func within(want, got float64, tol compare.Tolerance) bool {
 	return math.Abs(got-want) <= tol.Allowed(want)
 }
 
-// BlameOutputs is the blame rule on its own, as the runner applies it to
-// a case that failed on its outputs: metrics are the outputs' comparison
-// with want (the exact reference), got the executor's outputs, rounded the
-// reference evaluated with every op rounded to float32 (nil gives
-// BlameExecutor) and tols the outputs' tolerances. It returns
-// BlameFloat32 only when, at every mismatched element, rounded misses
-// want too and got agrees with rounded; "" when no output failed.
-// `rxeq selftest`'s canaries hold it to that.
-func BlameOutputs(fn *program.Func, metrics []compare.OutputMetrics, want, got, rounded map[string]*tensor.Tensor, tols map[string]compare.Tolerance) Blame {
-	return blameOutputs(fn, metrics, want, got, rounded, tols)
+// Float32Limit reports whether the output mismatch of got against want,
+// the exact reference's outputs for inputs (metrics: compare.Outputs of
+// them under tols), is float32's: BlameOutputs gives BlameFloat32 with
+// rounded the run of ref on inputs with every op rounded to float32, as
+// rxeq run assigns it. An executor that cannot round (not the oracle)
+// gives false, and so does a mismatch that is not on float outputs'
+// values alone. Callers that judge a user's code on adversarial inputs
+// (package sweep) use it to tell an input that overflows float32 itself
+// from a bug.
+func Float32Limit(ctx context.Context, ref executor.Executor, fn *program.Func, inputs, want, got map[string]*tensor.Tensor,
+	metrics []compare.OutputMetrics, tols map[string]compare.Tolerance) bool {
+	rd, ok := ref.(executor.Rounder)
+	if !ok {
+		return false
+	}
+	return BlameOutputs(fn, metrics, want, got, roundedReference(ctx, rd, fn, inputs), tols) == BlameFloat32
 }

@@ -643,7 +643,7 @@ func (r *runner) runGroup(ctx context.Context, g *group) {
 				if !roundedDone {
 					rounded, roundedDone = roundedReference(ctx, rd, g.fn, inputs), true
 				}
-				c.Blame = blameOutputs(g.fn, c.Outputs, runs[0].out.Outputs, run.out.Outputs, rounded, tols)
+				c.Blame = BlameOutputs(g.fn, c.Outputs, runs[0].out.Outputs, run.out.Outputs, rounded, tols)
 				if c.Blame == BlameFloat32 {
 					c.Message = "float32 limit: a reference rounded to float32 at every op misses the same way\n" + c.Message
 				}

@@ -3,31 +3,17 @@ package jsexport
 import (
 	"encoding/base64"
 	"fmt"
-	"math"
 	"strconv"
 	"strings"
 
-	"github.com/rextio/rxeq/executor"
+	"github.com/rextio/rxeq/internal/repro"
 	"github.com/rextio/rxeq/program/ir"
 	"github.com/rextio/rxeq/tensor"
 )
 
-// ReproOptions describe a reproducer: which executor and function, and
-// the inputs of the failing case.
-type ReproOptions struct {
-	// Executor is tfjs-cpu or tfjs-wasm.
-	Executor executor.Name
-	// Func is the function of the case.
-	Func string
-	// Inputs are the case's inputs by parameter name (float32 tensors,
-	// int64 tensors and rank-0 int64 scalars), written bit for bit.
-	Inputs map[string]*tensor.Tensor
-	// RTol and ATol are the tolerance of float outputs: |got - want| <=
-	// ATol + RTol*|want| (0: rxeq's defaults, 1e-4 and 3e-6).
-	RTol, ATol float64
-	// Source and Version go into the header.
-	Source, Version string
-}
+// ReproOptions describe a reproducer: which executor (tfjs-cpu or
+// tfjs-wasm) and function, and the inputs of the failing case.
+type ReproOptions = repro.Options
 
 // Repro writes a standalone script, repro.js, that reproduces one case of
 // executor opts.Executor: it holds the function as Export writes it, the
@@ -50,25 +36,21 @@ func Repro(p *ir.Program, opts ReproOptions) ([]byte, error) {
 	if !IsExecutor(opts.Executor) {
 		return nil, fmt.Errorf("%w: no reproducer for executor %q (want tfjs-cpu or tfjs-wasm)", ErrExport, opts.Executor)
 	}
-	f := p.Func(opts.Func)
-	if f == nil {
-		return nil, fmt.Errorf("%w: %s has no function %q", ErrExport, p.File, opts.Func)
-	}
-	if opts.RTol == 0 && opts.ATol == 0 {
-		opts.RTol, opts.ATol = 1e-4, 3e-6
+	f, opts, err := repro.Prepare(p, opts, ErrExport)
+	if err != nil {
+		return nil, err
 	}
 	m, err := Export(p, Options{Funcs: []string{opts.Func}, Source: opts.Source, Version: opts.Version})
 	if err != nil {
 		return nil, err
 	}
-	src := opts.Source
-	if src == "" {
-		src = p.File
+	inputs, err := repro.Inputs(f, opts, ErrExport)
+	if err != nil {
+		return nil, err
 	}
 	var b strings.Builder
 	b.WriteString("#!/usr/bin/env node\n")
-	fmt.Fprintf(&b, "// Reproducer written by rxeq %s: %s from %s, run by %s (TensorFlow.js %s),\n",
-		commentText(opts.Version), commentText(opts.Func), commentText(src), opts.Executor, TFJSVersion)
+	b.WriteString("// " + repro.Byline(opts, commentText) + " (TensorFlow.js " + TFJSVersion + "),\n")
 	b.WriteString("// against a float64 reference of the same function in plain JavaScript doubles. It needs\n")
 	b.WriteString("// only node and the @tensorflow/* packages. Exit status 1: the discrepancy reproduces; 0: it does not.\n")
 	b.WriteString("// Usage: NODE_PATH=DIR/node_modules node repro.js   (DIR: where `npm ci` installed rxeq's tfjs/package-lock.json;\n")
@@ -76,16 +58,12 @@ func Repro(p *ir.Program, opts ReproOptions) ([]byte, error) {
 	b.WriteString("'use strict';\n\n")
 	b.WriteString("// ---- the function as rxeq exported it " + strings.Repeat("-", 40) + "\n\n")
 	b.WriteString("function program(require, module) {\n")
-	b.WriteString(stripHeader(string(m.Source)))
+	b.WriteString(repro.StripHeader(string(m.Source), "//"))
 	b.WriteString("}\n\n")
 	b.WriteString("// ---- the inputs, bit for bit " + strings.Repeat("-", 49) + "\n\n")
 	b.WriteString("const INPUTS = [\n")
-	for _, prm := range f.Params {
-		t := opts.Inputs[prm.Name]
-		if t == nil {
-			return nil, fmt.Errorf("%w: repro of %s: no input %s", ErrExport, opts.Func, prm.Name)
-		}
-		fmt.Fprintf(&b, "  [%s, %s],\n", jsString(prm.Name), inputLiteral(t))
+	for i, prm := range f.Params {
+		fmt.Fprintf(&b, "  [%s, %s],\n", jsString(prm.Name), inputLiteral(inputs[i]))
 	}
 	b.WriteString("];\n")
 	results := make([]string, len(f.Results))
@@ -103,14 +81,6 @@ func Repro(p *ir.Program, opts ReproOptions) ([]byte, error) {
 
 func numText(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
 
-// stripHeader drops a module's leading comment lines.
-func stripHeader(s string) string {
-	for strings.HasPrefix(s, "//") {
-		_, s, _ = strings.Cut(s, "\n")
-	}
-	return strings.TrimLeft(s, "\n")
-}
-
 // inputLiteral writes a tensor as JavaScript: a BigInt for an int64
 // scalar, else {dtype, shape, b64} of its little-endian bytes.
 func inputLiteral(t *tensor.Tensor) string {
@@ -118,28 +88,10 @@ func inputLiteral(t *tensor.Tensor) string {
 		return strconv.FormatInt(t.I64[0], 10) + "n"
 	}
 	dt := "float32"
-	var raw []byte
 	if t.DType == tensor.Int64 {
 		dt = "int64"
-		for _, v := range t.I64 {
-			u := uint64(v)
-			for k := 0; k < 8; k++ {
-				raw = append(raw, byte(u>>(8*k)))
-			}
-		}
-	} else {
-		for _, v := range t.F32 {
-			u := math.Float32bits(v)
-			for k := 0; k < 4; k++ {
-				raw = append(raw, byte(u>>(8*k)))
-			}
-		}
 	}
-	shape := make([]string, len(t.Shape))
-	for i, d := range t.Shape {
-		shape[i] = strconv.Itoa(d)
-	}
-	return fmt.Sprintf("{ dtype: %q, shape: [%s], b64: %q }", dt, strings.Join(shape, ", "), base64.StdEncoding.EncodeToString(raw))
+	return fmt.Sprintf("{ dtype: %q, shape: [%s], b64: %q }", dt, strings.Join(repro.Dims(t), ", "), base64.StdEncoding.EncodeToString(repro.LittleEndian(t)))
 }
 
 // reproMain loads TF.js and the backend, defines the float64 reference

@@ -3,30 +3,16 @@ package pyexport
 import (
 	"encoding/base64"
 	"fmt"
-	"math"
 	"strings"
 
-	"github.com/rextio/rxeq/executor"
+	"github.com/rextio/rxeq/internal/repro"
 	"github.com/rextio/rxeq/program/ir"
 	"github.com/rextio/rxeq/tensor"
 )
 
-// ReproOptions describe a reproducer: which executor and function, and
-// the inputs of the failing case.
-type ReproOptions struct {
-	// Executor is pytorch, torchscript or numpy.
-	Executor executor.Name
-	// Func is the function of the case.
-	Func string
-	// Inputs are the case's inputs by parameter name (float32 tensors,
-	// int64 tensors and rank-0 int64 scalars), written bit for bit.
-	Inputs map[string]*tensor.Tensor
-	// RTol and ATol are the tolerance of float outputs: |got - want| <=
-	// ATol + RTol*|want| (0: rxeq's defaults, 1e-4 and 3e-6).
-	RTol, ATol float64
-	// Source and Version go into the header.
-	Source, Version string
-}
+// ReproOptions describe a reproducer: which executor (pytorch,
+// torchscript or numpy) and function, and the inputs of the failing case.
+type ReproOptions = repro.Options
 
 // Repro writes a standalone script, repro.py, that reproduces one case
 // of the executor opts.Executor: it holds the function exported for the
@@ -49,12 +35,9 @@ func Repro(p *ir.Program, opts ReproOptions) ([]byte, error) {
 	if !ok {
 		return nil, fmt.Errorf("%w: no reproducer for executor %q (want pytorch, torchscript or numpy)", ErrExport, opts.Executor)
 	}
-	f := p.Func(opts.Func)
-	if f == nil {
-		return nil, fmt.Errorf("%w: %s has no function %q", ErrExport, p.File, opts.Func)
-	}
-	if opts.RTol == 0 && opts.ATol == 0 {
-		opts.RTol, opts.ATol = 1e-4, 3e-6
+	f, opts, err := repro.Prepare(p, opts, ErrExport)
+	if err != nil {
+		return nil, err
 	}
 	fw, err := Export(p, Options{Format: format, Funcs: []string{opts.Func}, Source: opts.Source, Version: opts.Version})
 	if err != nil {
@@ -64,13 +47,13 @@ func Repro(p *ir.Program, opts ReproOptions) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	src := opts.Source
-	if src == "" {
-		src = p.File
+	inputs, err := repro.Inputs(f, opts, ErrExport)
+	if err != nil {
+		return nil, err
 	}
 	var b strings.Builder
 	b.WriteString("#!/usr/bin/env python3\n")
-	fmt.Fprintf(&b, "# Reproducer written by rxeq %s: %s from %s, run by %s,\n", commentText(opts.Version), commentText(opts.Func), commentText(src), opts.Executor)
+	b.WriteString("# " + repro.Byline(opts, commentText) + ",\n")
 	b.WriteString("# against a float64 NumPy reference of the same function. It needs only the\n")
 	b.WriteString("# framework and NumPy. Exit status 1: the discrepancy reproduces; 0: it does not.\n")
 	b.WriteString("# Usage: python3 repro.py\n\n")
@@ -78,18 +61,14 @@ func Repro(p *ir.Program, opts ReproOptions) ([]byte, error) {
 	b.WriteString("\n# ---- the function as rxeq exported it for the framework " + strings.Repeat("-", 20) + "\n\n")
 	// The framework's module, minus its own header comment and imports
 	// of numpy (already imported).
-	b.WriteString(stripHeader(string(fw.Source)))
+	b.WriteString(repro.StripHeader(string(fw.Source), "#"))
 	b.WriteString("\n\n# ---- the float64 NumPy reference, in its own namespace " + strings.Repeat("-", 20) + "\n\n")
-	b.WriteString("REFERENCE_SOURCE = '''" + tripleQuoted(stripHeader(string(ref.Source))) + "'''\n")
+	b.WriteString("REFERENCE_SOURCE = '''" + tripleQuoted(repro.StripHeader(string(ref.Source), "#")) + "'''\n")
 	b.WriteString("reference = {}\nexec(compile(REFERENCE_SOURCE, \"reference\", \"exec\"), reference)\n\n")
 	b.WriteString("# ---- the inputs, bit for bit " + strings.Repeat("-", 46) + "\n\n")
 	b.WriteString("INPUTS = [\n")
-	for _, prm := range f.Params {
-		t := opts.Inputs[prm.Name]
-		if t == nil {
-			return nil, fmt.Errorf("%w: repro of %s: no input %s", ErrExport, opts.Func, prm.Name)
-		}
-		fmt.Fprintf(&b, "    (%s, %s),\n", pyString(prm.Name), inputLiteral(t))
+	for i, prm := range f.Params {
+		fmt.Fprintf(&b, "    (%s, %s),\n", pyString(prm.Name), inputLiteral(inputs[i]))
 	}
 	b.WriteString("]\n")
 	results := make([]string, len(f.Results))
@@ -101,14 +80,6 @@ func Repro(p *ir.Program, opts ReproOptions) ([]byte, error) {
 	fmt.Fprintf(&b, "EXECUTOR = %s\nRTOL, ATOL = %s, %s\n", pyString(string(opts.Executor)), strconvFloat(opts.RTol), strconvFloat(opts.ATol))
 	b.WriteString(reproMain)
 	return []byte(b.String()), nil
-}
-
-// stripHeader drops a module's leading comment lines.
-func stripHeader(s string) string {
-	for strings.HasPrefix(s, "#") {
-		_, s, _ = strings.Cut(s, "\n")
-	}
-	return strings.TrimLeft(s, "\n")
 }
 
 // tripleQuoted escapes s for a triple-quoted Python literal: backslashes and quotes.
@@ -124,28 +95,11 @@ func inputLiteral(t *tensor.Tensor) string {
 		return fmt.Sprint(t.I64[0])
 	}
 	dt := "<f4"
-	var raw []byte
 	if t.DType == tensor.Int64 {
 		dt = "<i8"
-		for _, v := range t.I64 {
-			u := uint64(v)
-			for k := 0; k < 8; k++ {
-				raw = append(raw, byte(u>>(8*k)))
-			}
-		}
-	} else {
-		for _, v := range t.F32 {
-			u := math.Float32bits(v)
-			for k := 0; k < 4; k++ {
-				raw = append(raw, byte(u>>(8*k)))
-			}
-		}
 	}
-	shape := make([]string, len(t.Shape))
-	for i, d := range t.Shape {
-		shape[i] = fmt.Sprint(d)
-	}
-	return fmt.Sprintf("np.frombuffer(base64.b64decode(%q), dtype=%q).reshape((%s))", base64.StdEncoding.EncodeToString(raw), dt, strings.Join(shape, ", ")+trailingComma(len(shape)))
+	shape := repro.Dims(t)
+	return fmt.Sprintf("np.frombuffer(base64.b64decode(%q), dtype=%q).reshape((%s))", base64.StdEncoding.EncodeToString(repro.LittleEndian(t)), dt, strings.Join(shape, ", ")+trailingComma(len(shape)))
 }
 
 func trailingComma(n int) string {
