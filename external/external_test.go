@@ -160,7 +160,14 @@ var _ = Describe("an external executor", func() {
 					Expect(c.Status).To(Equal(harness.StatusPass), "%s: %s", c.Name(), c.Message)
 					continue
 				}
-				Expect(c.Status).To(Equal(harness.StatusFail), c.Name())
+				if mode == "hang" {
+					// A timeout is an error of the case, as when the case
+					// timeout abandons a run (harness.ErrTimeout).
+					Expect(c.Status).To(Equal(harness.StatusError), c.Name())
+					Expect(c.Message).To(HavePrefix("case timed out: "), c.Name())
+				} else {
+					Expect(c.Status).To(Equal(harness.StatusFail), c.Name())
+				}
 				for _, w := range want {
 					// The executor's error as it is, and as the comparison
 					// with the oracle quotes it.

@@ -768,6 +768,10 @@ func (r *runner) ulpBase() executor.Name {
 // not computing, so it notices the end of its context at once; when the
 // timeout fires, the runner waits up to notRunGrace for that answer before
 // it abandons the Run and reports ErrTimeout.
+//
+// A Run whose error wraps executor.ErrTimedOut (the executor's own
+// timeout killed its process) is a timeout of the case (ErrTimeout), as
+// when the case timeout abandons it, not an error to compare.
 func (r *runner) exec(ctx context.Context, p *prep, fn string, inputs map[string]*tensor.Tensor) execRun {
 	cctx, cancel := ctx, context.CancelFunc(func() {})
 	if r.timeout > 0 {
@@ -793,6 +797,9 @@ func (r *runner) exec(ctx context.Context, p *prep, fn string, inputs map[string
 		switch {
 		case errors.Is(run.err, executor.ErrNotRun):
 			run.finished = false
+		case errors.Is(run.err, executor.ErrTimedOut) && !errors.Is(run.err, executor.ErrStart) && ctx.Err() == nil:
+			run.finished = false
+			run.err = fmt.Errorf("%w: %w", ErrTimeout, run.err)
 		case run.err != nil && errors.Is(run.err, context.DeadlineExceeded) && ctx.Err() == nil:
 			run.finished = false
 			run.err = fmt.Errorf("%w after %s (%v)", ErrTimeout, r.timeout, run.err)

@@ -19,7 +19,11 @@ var (
 	// without //rx:input, a symbolic dimension that cannot be bound, an
 	// int64 tensor parameter).
 	ErrScenario = errors.New("bad scenario")
-	// ErrTimeout: a case ran longer than Options.CaseTimeout.
+	// ErrTimeout: a case ran longer than Options.CaseTimeout, or its
+	// executor's own timeout killed the process running it (the Run's
+	// error wraps executor.ErrTimedOut: an isolate worker, an external
+	// executor). Either way the case is a StatusError, whichever way the
+	// executor runs.
 	ErrTimeout = errors.New("case timed out")
 	// ErrOptions: the runner's options are inconsistent (a bad shard, an
 	// unknown backend name, two executors with one name).

@@ -283,3 +283,32 @@ var _ = Describe("a harness run with a crashing function", Label("native"), func
 			"plain/oracle": 2, "plain/fallback": 2, "plain/native": 2}))
 	})
 })
+
+var _ = Describe("a harness run with a hanging function", Label("native"), func() {
+	BeforeEach(needCC)
+
+	// run runs two.rx through fallback and e, one case at a time.
+	run := func(e isolate.Executor, caseTimeout time.Duration) *harness.Result {
+		f, _ := load("testdata/two.rx")
+		opts := harness.Options{Executors: []executor.Executor{fallback.Executor{}, e}, SkipLocks: true,
+			Parallel: 1, CaseTimeout: caseTimeout}
+		res, err := harness.Run(context.Background(), []*program.File{f}, opts)
+		Expect(err).NotTo(HaveOccurred())
+		return res
+	}
+
+	It("reports the worker's timeout as a timeout of the case, as in process, never as an error to compare", func() {
+		e := workerExecutor("hang")
+		e.Timeout = 500 * time.Millisecond
+		res := run(e, 5*time.Second)
+		n := 0
+		for _, c := range res.Cases {
+			if c.Function == "squash" && c.Executor == executor.Native {
+				n++
+				Expect(c.Status).To(Equal(harness.StatusError), "%s: %s", c.Name(), c.Message)
+				Expect(c.Message).To(Equal("case timed out: native timed out after 500ms"), c.Name())
+			}
+		}
+		Expect(n).To(Equal(2))
+	})
+})
