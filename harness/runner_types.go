@@ -174,7 +174,10 @@ type Options struct {
 	// runtime.NumCPU().
 	Parallel int
 	// CaseTimeout bounds one executor's run of one case; default
-	// DefaultCaseTimeout; negative means no timeout.
+	// DefaultCaseTimeout; negative means no timeout. It does not bound
+	// the start (or restart) of the process an executor runs in, nor
+	// preparing the program there again (executor.Readier): the executor's
+	// own start timeout bounds that, before the case's clock starts.
 	CaseTimeout time.Duration
 	// MaxMemory is the memory budget of the run, in bytes: before a group
 	// (scenario, function, batch) generates its inputs, EstimateMemory

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"path/filepath"
 	"runtime"
 	"sync"
 	"time"
@@ -310,5 +311,21 @@ var _ = Describe("a harness run with a hanging function", Label("native"), func(
 			}
 		}
 		Expect(n).To(Equal(2))
+	})
+
+	It("restarts the killed worker before the next case's clock starts, so a slow restart does not cost that case its run", func() {
+		// Every start of the worker after the first sleeps 4s, twice the
+		// case timeout (2s): the restart after squash's hang is squash's
+		// doing, and the plain cases after it run and pass.
+		e := workerExecutor("hang")
+		e.Timeout = 500 * time.Millisecond
+		marker := filepath.Join(GinkgoT().TempDir(), "started")
+		e.Command = []string{"/bin/sh", "-c", `if [ -e "$1" ]; then sleep 4; else : > "$1"; fi; exec "$2"`, "sh", marker, self}
+		res := run(e, 2*time.Second)
+		for _, c := range res.Cases {
+			if c.Function == "plain" {
+				Expect(c.Status).To(Equal(harness.StatusPass), "%s: %s", c.Name(), c.Message)
+			}
+		}
 	})
 })
