@@ -225,6 +225,34 @@ var _ = Describe("an external executor", func() {
 		}
 	})
 
+	It("reports a case whose restart fails (no hello within the start timeout) as not run, with the start's error, never as a failure", func() {
+		self, err := os.Executable()
+		Expect(err).NotTo(HaveOccurred())
+		marker := filepath.Join(GinkgoT().TempDir(), "started")
+		e, err := external.New(external.Options{Name: "fake", Command: []string{self},
+			Env: []string{external.FakeExecutorEnv + "=hang", external.FakeBadFuncEnv + "=lin",
+				external.FakeSlowRestartEnv + "=1h:" + marker},
+			Timeout: time.Second, StartTimeout: time.Second})
+		Expect(err).NotTo(HaveOccurred())
+		DeferCleanup(e.Close)
+		res, err := harness.Run(context.Background(), []*program.File{tinyFile()},
+			harness.Options{Executors: []executor.Executor{fallback.Executor{}, e}, Parallel: 1, CaseTimeout: 30 * time.Second})
+		Expect(err).NotTo(HaveOccurred())
+		// An sq case before lin's first hang runs in the first process and
+		// passes; every one after it finds no process and fails to start one.
+		notRun := 0
+		for _, c := range byExecutor(res.Cases, "fake") {
+			if c.Function != "sq" || c.Status == harness.StatusPass {
+				continue
+			}
+			notRun++
+			Expect(c.Status).To(Equal(harness.StatusError), c.Name())
+			Expect(c.Message).To(HavePrefix("not run: starting the external executor fake for sq: external executor did not start: fake ("), c.Name())
+			Expect(c.Message).To(ContainSubstring("gave no answer within 1s while waiting for its hello"), c.Name())
+		}
+		Expect(notRun).To(BeNumerically(">", 0))
+	})
+
 	It("reports a function it does not list in its hello as skipped, with the reason, never as passed", func() {
 		res := withFake(fake("unserved", ""))
 		Expect(res.OK()).To(BeTrue())
