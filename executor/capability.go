@@ -208,3 +208,35 @@ func TwinOf(e Executor) Name {
 	}
 	return ""
 }
+
+// Readier is implemented by a Prepared program that runs in a process of
+// its own which it may have to start (or restart, after a crash, a
+// timeout or a protocol violation killed it) and prepare the program in
+// again before a Run: an external executor, an isolate worker. That start
+// is not the work of the case that happens to come next, so the runner
+// calls Ready before each case's clock starts: Run, under the case
+// timeout, then pays only for running.
+//
+// Ready brings up what a Run of fn needs: the process started, the
+// program prepared in it, and the process free. It is bounded by the
+// executor's own start timeout (and by ctx, which the runner does not
+// bound by the case timeout); a start that takes longer than a case's
+// timeout but less than the start timeout is not a failure of anything.
+// An error means the start failed (it wraps ErrStart, ErrTimedOut, …,
+// and says what it started): the runner reports the case as not run,
+// with that error. Ready does nothing (and returns nil) when all is
+// ready already, or when fn is not served (Run then says so). Ready must
+// be safe for concurrent use; what it readies may fail again before Run
+// (another case's fault), and Run then starts the process as it would
+// without Ready.
+type Readier interface {
+	Ready(ctx context.Context, fn string) error
+}
+
+// Ready calls p.Ready when p is a Readier, and otherwise returns nil.
+func Ready(ctx context.Context, p Prepared, fn string) error {
+	if r, ok := p.(Readier); ok {
+		return r.Ready(ctx, fn)
+	}
+	return nil
+}

@@ -101,6 +101,10 @@ type Executor interface {
 //
 // Close releases what Prepare acquired; the runner calls it once, after
 // the last Run.
+//
+// A Prepared that runs in a process it may have to start again (after a
+// crash or a timeout) implements Readier, so that the runner restarts it
+// before a case's clock starts and not on that case's time.
 type Prepared interface {
 	Run(ctx context.Context, fn string, inputs map[string]*tensor.Tensor) (Outcome, error)
 	Close() error

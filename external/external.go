@@ -77,8 +77,11 @@ type Options struct {
 	// negative no bound (the context still applies).
 	Timeout time.Duration
 	// StartTimeout bounds the start until the hello; 0 means
-	// DefaultStartTimeout, or Timeout when that is positive and shorter
-	// (so `rxeq run --timeout 2s` bounds the hello by 2s too).
+	// DefaultStartTimeout. It is the executor's own bound, not a case's:
+	// a restart after a crash, a timeout or a protocol violation happens
+	// in Ready, before the next case's clock starts (see Executor), so
+	// `rxeq run --timeout 5s` does not cut short a framework that takes
+	// 8s to import.
 	StartTimeout time.Duration
 	// MaxPayload bounds the tensor bytes of one message from the
 	// executor; 0 means 4 GiB.
@@ -189,7 +192,11 @@ func SplitCommand(s string) ([]string, error) {
 // process is killed, that call fails with an error wrapping
 // ErrCrashed, ErrTimedOut or ErrProtocol (with the tail of
 // the process's stderr), and the next call starts a fresh process and
-// prepares its program there again.
+// prepares its program there again. Under the harness that next call is
+// the next case's Ready (executor.Readier), before its clock starts: the
+// restart is bounded by Options.StartTimeout (the hello) and
+// Options.Timeout (the prepare), not by the case timeout, so the fault is
+// charged to the case that caused it and not to the one after.
 //
 // Around each run the executor checks, on the harness side: the inputs
 // against the signature (ir.BindInputs, so a bad input fails with the same
@@ -232,9 +239,6 @@ func New(opts Options) (*Executor, error) {
 	}
 	if opts.StartTimeout <= 0 {
 		opts.StartTimeout = DefaultStartTimeout
-		if opts.Timeout > 0 {
-			opts.StartTimeout = min(opts.StartTimeout, opts.Timeout)
-		}
 	}
 	if opts.MaxPayload <= 0 {
 		opts.MaxPayload = defaultMaxPayload
@@ -550,6 +554,40 @@ func (p *prepared) servesRemote(fn string) (bool, string) {
 	}
 	return true, ""
 }
+
+// Ready starts the executor's process when none is running (the last
+// one crashed, timed out or broke the protocol, or exited between
+// messages) and prepares the program in it again, so that the Run of fn
+// that follows pays only for running (executor.Readier). It waits while
+// another call holds the process: that wait is not the case's either. The
+// start is bounded by Options.StartTimeout and the prepare by
+// Options.Timeout, and ctx; a start that fails returns its error (ErrStart,
+// ErrTimedOut, …). Ready does nothing for a function the program does not
+// have or the executor does not serve (Run says so).
+func (p *prepared) Ready(ctx context.Context, fn string) error {
+	if p.file.Func(fn) == nil {
+		return nil
+	}
+	if ok, _ := p.serves(fn); !ok {
+		return nil
+	}
+	turn, err := p.e.gate.Enter(ctx, callName(ctx, "readying "+p.file.Name))
+	if err != nil {
+		return err
+	}
+	defer turn.Leave()
+	noop := func(context.Context, *extProc) error { return nil }
+	err = p.e.callIn(ctx, noop, p.id)
+	if errors.Is(err, subproc.ErrUndelivered) && ctx.Err() == nil {
+		err = p.e.callIn(ctx, noop, p.id)
+	}
+	if err != nil {
+		return fmt.Errorf("starting the external executor %s for %s: %w", p.e.opts.Name, fn, err)
+	}
+	return nil
+}
+
+var _ executor.Readier = (*prepared)(nil)
 
 // Run sends one call to the executor and checks its answer (see
 // Executor).

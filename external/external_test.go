@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -160,7 +161,14 @@ var _ = Describe("an external executor", func() {
 					Expect(c.Status).To(Equal(harness.StatusPass), "%s: %s", c.Name(), c.Message)
 					continue
 				}
-				Expect(c.Status).To(Equal(harness.StatusFail), c.Name())
+				if mode == "hang" {
+					// A timeout is an error of the case, as when the case
+					// timeout abandons a run (harness.ErrTimeout).
+					Expect(c.Status).To(Equal(harness.StatusError), c.Name())
+					Expect(c.Message).To(HavePrefix("case timed out: "), c.Name())
+				} else {
+					Expect(c.Status).To(Equal(harness.StatusFail), c.Name())
+				}
 				for _, w := range want {
 					// The executor's error as it is, and as the comparison
 					// with the oracle quotes it.
@@ -183,6 +191,67 @@ var _ = Describe("an external executor", func() {
 		Entry("a modified input", "mutate", "fake modified input x (CRC-32 ", "after the call) during lin"),
 		Entry("an exception", "error", `the oracle succeeded but the executor failed: [unclassified] "ValueError: the fake fails on purpose"`),
 	)
+
+	It("restarts a killed process before the next case's clock starts, so a slow restart does not cost that case its run", func() {
+		// lin hangs and is killed at the executor's timeout (1s); every
+		// start after the first sleeps 4s, twice the case timeout (2s) but
+		// within the start timeout (30s), as torchscript's import on
+		// loaded cores. The restart is lin's doing: the cases after it run.
+		self, err := os.Executable()
+		Expect(err).NotTo(HaveOccurred())
+		marker := filepath.Join(GinkgoT().TempDir(), "started")
+		e, err := external.New(external.Options{Name: "fake", Command: []string{self},
+			Env: []string{external.FakeExecutorEnv + "=hang", external.FakeBadFuncEnv + "=lin",
+				external.FakeSlowRestartEnv + "=4s:" + marker},
+			Timeout: time.Second, StartTimeout: 30 * time.Second})
+		Expect(err).NotTo(HaveOccurred())
+		DeferCleanup(e.Close)
+		res, err := harness.Run(context.Background(), []*program.File{tinyFile()},
+			harness.Options{Executors: []executor.Executor{fallback.Executor{}, e}, Parallel: 1, CaseTimeout: 2 * time.Second})
+		Expect(err).NotTo(HaveOccurred())
+		for _, c := range byExecutor(res.Cases, "fake") {
+			if c.Function == "sq" {
+				Expect(c.Status).To(Equal(harness.StatusPass), "%s: %s", c.Name(), c.Message)
+			}
+		}
+		for _, c := range byExecutor(res.Cases, "fake") {
+			if c.Function == "sq" {
+				continue
+			}
+			// Each lin case after the first restarts the process too: it
+			// runs, and times out on its own hang.
+			Expect(c.Status).To(Equal(harness.StatusError), c.Name())
+			Expect(c.Message).To(HavePrefix("case timed out: external executor timed out: fake gave no answer within 1s while waiting for the result of lin (killed)"), c.Name())
+		}
+	})
+
+	It("reports a case whose restart fails (no hello within the start timeout) as not run, with the start's error, never as a failure", func() {
+		self, err := os.Executable()
+		Expect(err).NotTo(HaveOccurred())
+		marker := filepath.Join(GinkgoT().TempDir(), "started")
+		e, err := external.New(external.Options{Name: "fake", Command: []string{self},
+			Env: []string{external.FakeExecutorEnv + "=hang", external.FakeBadFuncEnv + "=lin",
+				external.FakeSlowRestartEnv + "=1h:" + marker},
+			Timeout: time.Second, StartTimeout: time.Second})
+		Expect(err).NotTo(HaveOccurred())
+		DeferCleanup(e.Close)
+		res, err := harness.Run(context.Background(), []*program.File{tinyFile()},
+			harness.Options{Executors: []executor.Executor{fallback.Executor{}, e}, Parallel: 1, CaseTimeout: 30 * time.Second})
+		Expect(err).NotTo(HaveOccurred())
+		// An sq case before lin's first hang runs in the first process and
+		// passes; every one after it finds no process and fails to start one.
+		notRun := 0
+		for _, c := range byExecutor(res.Cases, "fake") {
+			if c.Function != "sq" || c.Status == harness.StatusPass {
+				continue
+			}
+			notRun++
+			Expect(c.Status).To(Equal(harness.StatusError), c.Name())
+			Expect(c.Message).To(HavePrefix("not run: starting the external executor fake for sq: external executor did not start: fake ("), c.Name())
+			Expect(c.Message).To(ContainSubstring("gave no answer within 1s while waiting for its hello"), c.Name())
+		}
+		Expect(notRun).To(BeNumerically(">", 0))
+	})
 
 	It("reports a function it does not list in its hello as skipped, with the reason, never as passed", func() {
 		res := withFake(fake("unserved", ""))

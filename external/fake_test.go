@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/rextio/rxeq/fallback"
@@ -26,6 +27,11 @@ import (
 const (
 	FakeExecutorEnv = "RXEQ_FAKE_EXECUTOR"
 	FakeBadFuncEnv  = "RXEQ_FAKE_BAD_FUNC"
+	// FakeSlowRestartEnv, "DURATION:FILE", makes every start of the fake
+	// but the first slow, as a framework's import on loaded cores: a start
+	// that finds FILE sleeps DURATION before its hello; one that does not
+	// creates it.
+	FakeSlowRestartEnv = "RXEQ_FAKE_SLOW_RESTART"
 )
 
 // ServeFakeExecutor is a deliberately breakable external executor written
@@ -75,6 +81,16 @@ func ServeFakeExecutor(mode string) int {
 	}
 	if mode == "nohello" {
 		time.Sleep(time.Hour)
+	}
+	if spec := os.Getenv(FakeSlowRestartEnv); spec != "" {
+		d, marker, _ := strings.Cut(spec, ":")
+		if _, err := os.Stat(marker); err == nil {
+			pause, _ := time.ParseDuration(d)
+			time.Sleep(pause)
+		} else if err := os.WriteFile(marker, nil, 0o600); err != nil {
+			fmt.Fprintln(os.Stderr, "fake executor:", err)
+			return 2
+		}
 	}
 	hello := map[string]any{"type": msgHello, "protocol": proto, "name": "fake-" + mode}
 	if mode == "unserved" {

@@ -768,7 +768,25 @@ func (r *runner) ulpBase() executor.Name {
 // not computing, so it notices the end of its context at once; when the
 // timeout fires, the runner waits up to notRunGrace for that answer before
 // it abandons the Run and reports ErrTimeout.
+//
+// Before the clock starts, an executor.Readier brings its process up and
+// the program prepared in it (executor.Ready): a restart after another
+// case's crash or timeout is not this case's time. A start that fails
+// leaves the case not run (ErrNotRun) with the start's error.
+//
+// A Run whose error wraps executor.ErrTimedOut (the executor's own
+// timeout killed its process) is a timeout of the case (ErrTimeout), as
+// when the case timeout abandons it, not an error to compare.
 func (r *runner) exec(ctx context.Context, p *prep, fn string, inputs map[string]*tensor.Tensor) execRun {
+	if err := ready(ctx, p.p, fn); err != nil {
+		if ctx.Err() != nil {
+			return execRun{err: fmt.Errorf("cancelled: %w", ctx.Err())}
+		}
+		if !errors.Is(err, executor.ErrNotRun) {
+			err = fmt.Errorf("%w: %w", executor.ErrNotRun, err)
+		}
+		return execRun{err: err}
+	}
 	cctx, cancel := ctx, context.CancelFunc(func() {})
 	if r.timeout > 0 {
 		cctx, cancel = context.WithTimeout(ctx, r.timeout)
@@ -793,6 +811,9 @@ func (r *runner) exec(ctx context.Context, p *prep, fn string, inputs map[string
 		switch {
 		case errors.Is(run.err, executor.ErrNotRun):
 			run.finished = false
+		case errors.Is(run.err, executor.ErrTimedOut) && !errors.Is(run.err, executor.ErrStart) && ctx.Err() == nil:
+			run.finished = false
+			run.err = fmt.Errorf("%w: %w", ErrTimeout, run.err)
 		case run.err != nil && errors.Is(run.err, context.DeadlineExceeded) && ctx.Err() == nil:
 			run.finished = false
 			run.err = fmt.Errorf("%w after %s (%v)", ErrTimeout, r.timeout, run.err)
@@ -823,6 +844,16 @@ func (r *runner) exec(ctx context.Context, p *prep, fn string, inputs map[string
 		}
 		return run
 	}
+}
+
+// ready calls executor.Ready on p, turning a panic into an error.
+func ready(ctx context.Context, p executor.Prepared, fn string) (err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			err = fmt.Errorf("%w: panic in Ready(%s): %v", executor.ErrExecutor, fn, v)
+		}
+	}()
+	return executor.Ready(ctx, p, fn)
 }
 
 // notRunGrace is how long the runner waits, once a case's timeout fires,

@@ -19,7 +19,11 @@ var (
 	// without //rx:input, a symbolic dimension that cannot be bound, an
 	// int64 tensor parameter).
 	ErrScenario = errors.New("bad scenario")
-	// ErrTimeout: a case ran longer than Options.CaseTimeout.
+	// ErrTimeout: a case ran longer than Options.CaseTimeout, or its
+	// executor's own timeout killed the process running it (the Run's
+	// error wraps executor.ErrTimedOut: an isolate worker, an external
+	// executor). Either way the case is a StatusError, whichever way the
+	// executor runs.
 	ErrTimeout = errors.New("case timed out")
 	// ErrOptions: the runner's options are inconsistent (a bad shard, an
 	// unknown backend name, two executors with one name).
@@ -170,7 +174,10 @@ type Options struct {
 	// runtime.NumCPU().
 	Parallel int
 	// CaseTimeout bounds one executor's run of one case; default
-	// DefaultCaseTimeout; negative means no timeout.
+	// DefaultCaseTimeout; negative means no timeout. It does not bound
+	// the start (or restart) of the process an executor runs in, nor
+	// preparing the program there again (executor.Readier): the executor's
+	// own start timeout bounds that, before the case's clock starts.
 	CaseTimeout time.Duration
 	// MaxMemory is the memory budget of the run, in bytes: before a group
 	// (scenario, function, batch) generates its inputs, EstimateMemory

@@ -50,7 +50,12 @@
 // that names the call holding the worker ("not run: the native worker was
 // busy with s/f/b4/native (running for 30s) until this case's deadline"),
 // and the harness reports that case as not run rather than as a timeout.
-// The worker is restarted by the next call that gets it.
+// The worker is restarted by the next call that gets it; under the
+// harness that is the next case's Ready (executor.Readier), before its
+// clock starts, so the restart and preparing the program again are not
+// counted against that case's timeout. A timeout of the worker
+// (ErrTimedOut, which wraps executor.ErrTimedOut) is a timeout of the
+// case to the harness (harness.ErrTimeout), as in process.
 //
 // An Executor with a Pool (for the fuzzer and the reducer, which prepare
 // thousands of small programs) keeps one worker alive across programs

@@ -194,9 +194,29 @@ func (p *prepared) drop(w *worker) {
 	p.mu.Unlock()
 }
 
+// Ready starts a new worker and prepares the program in it when the last
+// one crashed or timed out (executor.Readier), so that the Run that
+// follows pays only for running: under the harness the restart comes
+// before the next case's clock starts, bounded by the worker's hello
+// timeout and ctx, not by that case's timeout. It waits while another
+// call holds the worker. A restart that fails returns its error, "restarting
+// the native worker: …". Ready does nothing for a closed program (Run
+// says so).
+func (p *prepared) Ready(ctx context.Context, _ string) error {
+	turn, err := p.gate.Enter(ctx, nameOr(ctx, "restarting the worker"))
+	if err != nil {
+		return err
+	}
+	defer turn.Leave()
+	if _, err := p.live(ctx); err != nil && !errors.Is(err, native.ErrClosed) {
+		return err
+	}
+	return nil
+}
+
 // Run sends one call to the worker. A crash or a timeout is returned as an
 // error (ErrCrashed, ErrTimedOut, an *executor.ProcessError) and the next
-// Run starts a new worker.
+// Run (or Ready) starts a new worker.
 //
 // Calls wait for the worker one at a time. A call whose ctx ends while it
 // waits never ran: it returns an error wrapping executor.ErrNotRun (and
@@ -292,7 +312,10 @@ func (p *prepared) Info() native.BuildInfo {
 	return p.info
 }
 
-var _ executor.Built = (*prepared)(nil)
+var (
+	_ executor.Built   = (*prepared)(nil)
+	_ executor.Readier = (*prepared)(nil)
+)
 
 // NeedsCompiler returns true, unless e runs ONNX Runtime: the worker
 // compiles and runs C.

@@ -522,6 +522,28 @@ func (h *pooled) detach() *poolWorker {
 	return nil
 }
 
+// Ready prepares the program again in the pool's shared worker (starting
+// one) when the worker it was in died for a call (executor.Readier), so
+// that the Run that follows pays only for running: under the harness this
+// comes before the next case's clock starts. Ready does nothing for a
+// closed handle or one whose worker lives.
+func (h *pooled) Ready(ctx context.Context, _ string) error {
+	h.pl.mu.Lock()
+	pw, closed := h.pw, h.closed
+	h.pl.mu.Unlock()
+	if closed || (pw != nil && !pw.isDead(h.pl)) {
+		return nil
+	}
+	npw, err := h.pl.mainWorker(ctx, h.e)
+	if err == nil {
+		err = h.reattach(ctx, npw)
+	}
+	if err != nil {
+		return fmt.Errorf("restarting the %s worker: %w", h.e.Name(), err)
+	}
+	return nil
+}
+
 // Run runs fn in the program's worker (see Pool for crashes and
 // timeouts).
 func (h *pooled) Run(ctx context.Context, fn string, inputs map[string]*tensor.Tensor) (executor.Outcome, error) {
@@ -746,4 +768,7 @@ func (h *pooled) Info() native.BuildInfo {
 	return h.info
 }
 
-var _ executor.Built = (*pooled)(nil)
+var (
+	_ executor.Built   = (*pooled)(nil)
+	_ executor.Readier = (*pooled)(nil)
+)

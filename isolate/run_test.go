@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"path/filepath"
 	"runtime"
 	"sync"
 	"time"
@@ -281,5 +282,50 @@ var _ = Describe("a harness run with a crashing function", Label("native"), func
 		// batches 1 and 4: every function × executor ran at both.
 		Expect(seen).To(Equal(map[string]int{"squash/oracle": 2, "squash/fallback": 2, "squash/native": 2,
 			"plain/oracle": 2, "plain/fallback": 2, "plain/native": 2}))
+	})
+})
+
+var _ = Describe("a harness run with a hanging function", Label("native"), func() {
+	BeforeEach(needCC)
+
+	// run runs two.rx through fallback and e, one case at a time.
+	run := func(e isolate.Executor, caseTimeout time.Duration) *harness.Result {
+		f, _ := load("testdata/two.rx")
+		opts := harness.Options{Executors: []executor.Executor{fallback.Executor{}, e}, SkipLocks: true,
+			Parallel: 1, CaseTimeout: caseTimeout}
+		res, err := harness.Run(context.Background(), []*program.File{f}, opts)
+		Expect(err).NotTo(HaveOccurred())
+		return res
+	}
+
+	It("reports the worker's timeout as a timeout of the case, as in process, never as an error to compare", func() {
+		e := workerExecutor("hang")
+		e.Timeout = 500 * time.Millisecond
+		res := run(e, 5*time.Second)
+		n := 0
+		for _, c := range res.Cases {
+			if c.Function == "squash" && c.Executor == executor.Native {
+				n++
+				Expect(c.Status).To(Equal(harness.StatusError), "%s: %s", c.Name(), c.Message)
+				Expect(c.Message).To(Equal("case timed out: native timed out after 500ms"), c.Name())
+			}
+		}
+		Expect(n).To(Equal(2))
+	})
+
+	It("restarts the killed worker before the next case's clock starts, so a slow restart does not cost that case its run", func() {
+		// Every start of the worker after the first sleeps 4s, twice the
+		// case timeout (2s): the restart after squash's hang is squash's
+		// doing, and the plain cases after it run and pass.
+		e := workerExecutor("hang")
+		e.Timeout = 500 * time.Millisecond
+		marker := filepath.Join(GinkgoT().TempDir(), "started")
+		e.Command = []string{"/bin/sh", "-c", `if [ -e "$1" ]; then sleep 4; else : > "$1"; fi; exec "$2"`, "sh", marker, self}
+		res := run(e, 2*time.Second)
+		for _, c := range res.Cases {
+			if c.Function == "plain" {
+				Expect(c.Status).To(Equal(harness.StatusPass), "%s: %s", c.Name(), c.Message)
+			}
+		}
 	})
 })
