@@ -77,11 +77,13 @@ type Options struct {
 	// negative no bound (the context still applies).
 	Timeout time.Duration
 	// StartTimeout bounds the start until the hello; 0 means
-	// DefaultStartTimeout. It is the executor's own bound, not a case's:
-	// a restart after a crash, a timeout or a protocol violation happens
-	// in Ready, before the next case's clock starts (see Executor), so
-	// `rxeq run --timeout 5s` does not cut short a framework that takes
-	// 8s to import.
+	// DefaultStartTimeout, or Timeout when that is positive and shorter
+	// (so `rxeq run --timeout 2s` bounds a silent executor's hello by 2s
+	// too). It is the executor's own bound, not a case's: a restart after
+	// a crash, a timeout or a protocol violation happens in Ready, before
+	// the next case's clock starts (see Executor). A framework that takes
+	// longer to start than a short Timeout needs a StartTimeout of its own
+	// (`rxeq run --timeout 5s --start-timeout 30s`).
 	StartTimeout time.Duration
 	// MaxPayload bounds the tensor bytes of one message from the
 	// executor; 0 means 4 GiB.
@@ -239,6 +241,9 @@ func New(opts Options) (*Executor, error) {
 	}
 	if opts.StartTimeout <= 0 {
 		opts.StartTimeout = DefaultStartTimeout
+		if opts.Timeout > 0 {
+			opts.StartTimeout = min(opts.StartTimeout, opts.Timeout)
+		}
 	}
 	if opts.MaxPayload <= 0 {
 		opts.MaxPayload = defaultMaxPayload

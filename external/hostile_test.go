@@ -176,7 +176,17 @@ var _ = Describe("a hostile external executor", func() {
 		}, nil),
 	)
 
-	It("bounds the wait for the hello by the start timeout, not by the call timeout", func() {
+	It("bounds the wait for the hello by the call timeout when that is shorter and no start timeout is given", func() {
+		e := fakeWith("nohello", "", "", time.Second)
+		f := tinyFile()
+		began := time.Now()
+		_, err := e.Prepare(ctx, f, lowered(f))
+		Expect(err).To(MatchError(executor.ErrStart))
+		Expect(errors.Is(err, executor.ErrTimedOut)).To(BeTrue(), "%v", err)
+		Expect(time.Since(began)).To(BeNumerically("<", 10*time.Second))
+	})
+
+	It("bounds the wait for the hello by the start timeout, when one is given, not by the call timeout", func() {
 		self, err := os.Executable()
 		Expect(err).NotTo(HaveOccurred())
 		e, err := external.New(external.Options{Name: "fake", Command: []string{self},

@@ -73,6 +73,10 @@ type ExecutorOptions struct {
 	Dir string
 	// Timeout bounds one prepare or run (0: external.DefaultTimeout).
 	Timeout time.Duration
+	// StartTimeout bounds starting the interpreter until its hello (0:
+	// external.Options' default, Timeout when that is shorter than
+	// external.DefaultStartTimeout).
+	StartTimeout time.Duration
 	// Version is rxeq's version, written into the modules' headers.
 	Version string
 }
@@ -112,10 +116,11 @@ func NewExecutor(name executor.Name, opts ExecutorOptions) (*external.Executor, 
 	}
 	version := opts.Version
 	return external.New(external.Options{
-		Name:    string(name),
-		Command: []string{opts.node(), "-e", serveBootstrap, string(name)},
-		Env:     []string{"RXEQ_TFJS_DIR=" + opts.dir(), serveEnv + "=" + serveScript},
-		Timeout: opts.Timeout,
+		Name:         string(name),
+		Command:      []string{opts.node(), "-e", serveBootstrap, string(name)},
+		Env:          []string{"RXEQ_TFJS_DIR=" + opts.dir(), serveEnv + "=" + serveScript},
+		Timeout:      opts.Timeout,
+		StartTimeout: opts.StartTimeout,
 		Generate: func(f *program.File, p *ir.Program) (*external.Module, error) {
 			m, err := Export(p, Options{Source: f.Name, Version: version})
 			if err != nil {

@@ -45,6 +45,10 @@ type ExecutorOptions struct {
 	Python string
 	// Timeout bounds one prepare or run (0: external.DefaultTimeout).
 	Timeout time.Duration
+	// StartTimeout bounds starting the interpreter until its hello (0:
+	// external.Options' default, Timeout when that is shorter than
+	// external.DefaultStartTimeout).
+	StartTimeout time.Duration
 	// Version is rxeq's version, written into the modules' headers.
 	Version string
 }
@@ -86,7 +90,8 @@ func NewExecutor(name executor.Name, opts ExecutorOptions) (*external.Executor, 
 		Command: []string{python, "-c", serveBootstrap, string(name)},
 		Env: []string{"OMP_NUM_THREADS=1", "OPENBLAS_NUM_THREADS=1", "MKL_NUM_THREADS=1",
 			"PYTHONDONTWRITEBYTECODE=1", "PYTHONIOENCODING=utf-8", serveEnv + "=" + serveScript},
-		Timeout: opts.Timeout,
+		Timeout:      opts.Timeout,
+		StartTimeout: opts.StartTimeout,
 		Generate: func(f *program.File, p *ir.Program) (*external.Module, error) {
 			m, err := Export(p, Options{Format: format, Source: f.Name, Version: version})
 			if err != nil {

@@ -45,6 +45,7 @@ type runFlags struct {
 	parallel          int
 	torchThreads      int
 	timeout           time.Duration
+	startTimeout      time.Duration // --start-timeout
 	compileTimeout    time.Duration
 	isolate           bool
 	isolateORT        bool // --isolate-ort (default true)
@@ -75,6 +76,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&rf.parallel, "parallel", 0, "case groups run at once (default: number of CPUs)")
 	fs.IntVar(&rf.torchThreads, "torch-threads", 1, "intra-op threads of the torch executor (libtorch's at::set_num_threads)")
 	fs.DurationVar(&rf.timeout, "timeout", harness.DefaultCaseTimeout, "timeout of one executor on one case")
+	fs.DurationVar(&rf.startTimeout, "start-timeout", 0, "the longest an external or generated-code executor's process may take to start (or restart) and say hello, outside any case's time (default: --timeout, at most 1m)")
 	fs.DurationVar(&rf.compileTimeout, "compile-timeout", native.DefaultCompileTimeout, "timeout of one C compiler run (the compiler and its children are killed)")
 	rf.maxMemory = maxMemory(fs)
 	fs.BoolVar(&rf.errorKinds, "error-kinds", false, "compare runtime errors by kind only (division by zero, shape, dtype), not by rxeq's exact text")
@@ -241,6 +243,9 @@ func (rf runFlags) options() (harness.Options, error) {
 	opts.MaxULP = rf.maxULP
 	opts.ErrorKinds = rf.errorKinds
 	opts.CaseTimeout = rf.timeout
+	if rf.startTimeout < 0 {
+		return opts, fmt.Errorf("--start-timeout %v: want a positive duration, like 30s (0: the default)", rf.startTimeout)
+	}
 	if rf.compileTimeout <= 0 {
 		return opts, fmt.Errorf("--compile-timeout %v: want a positive duration, like 2m", rf.compileTimeout)
 	}
@@ -248,7 +253,7 @@ func (rf runFlags) options() (harness.Options, error) {
 	// "native timed out after …", and an external executor's kills and
 	// restarts it: the case timeout gets a grace period on top.
 	cfg := builtin.Config{Mode: mode, CompileTimeout: rf.compileTimeout, TorchThreads: rf.torchThreads,
-		Isolate: rf.isolate, IsolateORT: rf.isolateORT, CallTimeout: rf.timeout, Version: version}.FromEnv(os.Getenv)
+		Isolate: rf.isolate, IsolateORT: rf.isolateORT, CallTimeout: rf.timeout, StartTimeout: rf.startTimeout, Version: version}.FromEnv(os.Getenv)
 	if err := rf.funcMap.apply(rf.external); err != nil {
 		return opts, err
 	}

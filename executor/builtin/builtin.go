@@ -77,6 +77,11 @@ type Config struct {
 	// engine's default, isolate.DefaultTimeout and
 	// external.DefaultTimeout).
 	CallTimeout time.Duration
+	// StartTimeout bounds starting an external or generated-code
+	// executor's process until its hello, a restart included (0:
+	// external.Options' default, CallTimeout when that is shorter than
+	// external.DefaultStartTimeout).
+	StartTimeout time.Duration
 	// CC and CXX are the C and C++ compilers ("": cc and c++). They may
 	// carry arguments ("gcc -m64").
 	CC, CXX string
@@ -224,7 +229,7 @@ func availableORT(c Config) error { return ort.Executor{Library: c.ORTLib}.Avail
 // process over rxeq.executor/v1.
 func generated(name executor.Name) func(Config) executor.Executor {
 	return func(c Config) executor.Executor {
-		e, err := pyexport.NewExecutor(name, pyexport.ExecutorOptions{Python: c.Python, Timeout: c.CallTimeout, Version: c.Version})
+		e, err := pyexport.NewExecutor(name, pyexport.ExecutorOptions{Python: c.Python, Timeout: c.CallTimeout, StartTimeout: c.StartTimeout, Version: c.Version})
 		if err != nil {
 			panic(err) // the names are pyexport's own: a bug
 		}
@@ -252,7 +257,7 @@ func tfjs(name executor.Name) func(Config) executor.Executor {
 }
 
 func (c Config) tfjsOptions() jsexport.ExecutorOptions {
-	return jsexport.ExecutorOptions{Node: c.Node, Dir: c.TFJSDir, Timeout: c.CallTimeout, Version: c.Version}
+	return jsexport.ExecutorOptions{Node: c.Node, Dir: c.TFJSDir, Timeout: c.CallTimeout, StartTimeout: c.StartTimeout, Version: c.Version}
 }
 
 // availableTFJS is why a TensorFlow.js executor cannot run: no node, or
@@ -467,6 +472,9 @@ func (s *Selection) add(name executor.Name, cfg Config, externals []external.Opt
 	o := externals[i]
 	if o.Timeout == 0 {
 		o.Timeout = cfg.CallTimeout
+	}
+	if o.StartTimeout == 0 {
+		o.StartTimeout = cfg.StartTimeout
 	}
 	return external.New(o)
 }
