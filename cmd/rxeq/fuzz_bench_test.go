@@ -80,8 +80,10 @@ func BenchmarkFuzz(b *testing.B) {
 // BenchmarkFuzzTFJS measures `rxeq fuzz` throughput with the TensorFlow.js
 // executors added: oracle+fallback alone, then with tfjs-cpu and
 // tfjs-wasm (one node process each for the whole session, every program
-// exported and sent in a prepare). Programs draw no NaN and no edge
-// values, so that the known discrepancies' reductions do not count.
+// exported and sent in a prepare), with rxeq fuzz's default checks (a
+// metamorphic variant, invariance, the ONNX round trip). Programs draw
+// no NaN and no edge values, so that the known discrepancies' reductions
+// do not count.
 //
 //	go test ./cmd/rxeq -run '^$' -bench FuzzTFJS -benchtime 2x
 func BenchmarkFuzzTFJS(b *testing.B) {
@@ -92,10 +94,12 @@ func BenchmarkFuzzTFJS(b *testing.B) {
 	const programs = 64
 	session := func(execs string) time.Duration {
 		b.Helper()
-		checker, err := buildChecker(execs, nativeSetup{timeout: defaultFuzzTimeout})
+		checker, err := fuzzChecker(execs, nativeSetup{timeout: defaultFuzzTimeout}, true)
 		if err != nil {
 			b.Fatal(err)
 		}
+		defer executor.CloseAll(checker.Executors)
+		checker.Metamorphic, checker.Invariance = 1, true // as rxeq fuzz runs
 		gen := fuzz.Config{Exclude: fuzz.FeatNaN | fuzz.FeatEdges}
 		r := &fuzzRun{Campaign: fuzz.Campaign{Seed: 1000, Count: programs, Checker: checker, Dir: b.TempDir(),
 			Parallel: runtime.GOMAXPROCS(0), Config: gen}, execList: execs}
@@ -122,9 +126,11 @@ func BenchmarkFuzzTFJS(b *testing.B) {
 // BenchmarkFuzzORT measures `rxeq fuzz` throughput with the ONNX Runtime
 // executors added, as `rxeq fuzz` runs them (isolated, a pooled worker per
 // goroutine): oracle+fallback alone, then with onnxruntime and
-// onnxruntime-noopt. The default generator is used (NaN and edge values
-// included), and the ledger's known discrepancies are reduced as findings
-// are, so the rate is what a user's campaign sees.
+// onnxruntime-noopt. The checks are rxeq fuzz's defaults (a metamorphic
+// variant, invariance, the ONNX round trip), the default generator is
+// used (NaN and edge values included), and the ledger's known
+// discrepancies are reduced as findings are, so the rate is what a
+// user's campaign sees.
 //
 //	go test ./cmd/rxeq -run '^$' -bench FuzzORT -benchtime 2x
 func BenchmarkFuzzORT(b *testing.B) {
@@ -139,11 +145,13 @@ func BenchmarkFuzzORT(b *testing.B) {
 			b.Fatal(err)
 		}
 		defer cleanup()
-		checker, err := buildChecker(execs, nativeSetup{isolate: true, cacheDir: cache, timeout: defaultFuzzTimeout,
-			programCC: resolveProgramCC("auto"), rtCache: runtimeCache()})
+		checker, err := fuzzChecker(execs, nativeSetup{isolate: true, cacheDir: cache, timeout: defaultFuzzTimeout,
+			programCC: resolveProgramCC("auto"), rtCache: runtimeCache()}, true)
 		if err != nil {
 			b.Fatal(err)
 		}
+		defer executor.CloseAll(checker.Executors)
+		checker.Metamorphic, checker.Invariance = 1, true // as rxeq fuzz runs
 		r := &fuzzRun{Campaign: fuzz.Campaign{Seed: 1, Count: programs, Checker: checker, Dir: b.TempDir(),
 			Parallel: runtime.GOMAXPROCS(0)}, execList: execs, isolate: true}
 		st, err := r.run(context.Background())
