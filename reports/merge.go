@@ -122,6 +122,27 @@ func (m *Merger) end(i int, head *Report) {
 	}
 	m.out.Duration = max(m.out.Duration, head.Duration)
 	m.out.Inputs = append(m.out.Inputs, head.Inputs...)
+	// What ran the cases: every shard ran the same executors on the same
+	// kind of machine, but one shard may have run none of torch's cases
+	// (or of another executor's), so the merged report takes each
+	// framework and each unavailable executor from the first shard that
+	// names it.
+	if m.out.Framework == "" {
+		m.out.Framework = head.Framework
+	}
+	for name, v := range head.Frameworks {
+		if _, ok := m.out.Frameworks[name]; !ok {
+			if m.out.Frameworks == nil {
+				m.out.Frameworks = map[string]string{}
+			}
+			m.out.Frameworks[name] = v
+		}
+	}
+	for _, u := range head.Unavailable {
+		if !slices.ContainsFunc(m.out.Unavailable, func(v Unavailable) bool { return v.Executor == u.Executor }) {
+			m.out.Unavailable = append(m.out.Unavailable, u)
+		}
+	}
 }
 
 // Add adds a report held in memory.
