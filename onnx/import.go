@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"go/format"
+	"iter"
 	"maps"
 	"math"
 	"math/bits"
@@ -182,6 +183,20 @@ type scope struct {
 	parent *scope
 	vals   map[string]*val
 	level  int
+}
+
+// inward yields the values in scope, the innermost scope's first and each
+// scope's by name, so that a search over them is deterministic.
+func (s *scope) inward() iter.Seq2[string, *val] {
+	return func(yield func(string, *val) bool) {
+		for ; s != nil; s = s.parent {
+			for _, k := range slices.Sorted(maps.Keys(s.vals)) {
+				if !yield(k, s.vals[k]) {
+					return
+				}
+			}
+		}
+	}
 }
 
 func (s *scope) get(name string) *val {
@@ -2201,17 +2216,9 @@ func unread(sc *scope, name string) bool {
 
 // sameType returns a variable in scope of type t, or a zero scalar.
 func (x *importer) sameType(t ir.Type, sc *scope) (*val, string) {
-	for s := sc; s != nil; s = s.parent {
-		names := make([]string, 0, len(s.vals))
-		for k := range s.vals {
-			names = append(names, k)
-		}
-		sort.Strings(names)
-		for _, k := range names {
-			v := s.vals[k]
-			if v.isVar && v.t.DType == t.DType && sameShape(v.t.Shape, t.Shape) {
-				return v, k
-			}
+	for k, v := range sc.inward() {
+		if v.isVar && v.t.DType == t.DType && sameShape(v.t.Shape, t.Shape) {
+			return v, k
 		}
 	}
 	if t.Rank() == 0 && t.DType == ir.Int64 {
@@ -2223,43 +2230,27 @@ func (x *importer) sameType(t ir.Type, sc *scope) (*val, string) {
 	// A float expression of the type, inlined where it is read: declared
 	// here (float arithmetic cannot fail, so evaluating it early changes
 	// nothing).
-	for s := sc; s != nil; s = s.parent {
-		names := make([]string, 0, len(s.vals))
-		for k := range s.vals {
-			names = append(names, k)
-		}
-		sort.Strings(names)
-		for _, k := range names {
-			v := s.vals[k]
-			if !v.isVar && v.expr != "" && !v.checked && v.t.DType == ir.Float32 && t.DType == ir.Float32 && sameShape(v.t.Shape, t.Shape) {
-				name := x.newName(k)
-				x.emit("%s := %s", name, v.expr)
-				return &val{t: t, expr: name, prec: 7, isVar: true, level: sc.level, local: true}, ""
-			}
+	for k, v := range sc.inward() {
+		if !v.isVar && v.expr != "" && !v.checked && v.t.DType == ir.Float32 && t.DType == ir.Float32 && sameShape(v.t.Shape, t.Shape) {
+			name := x.newName(k)
+			x.emit("%s := %s", name, v.expr)
+			return &val{t: t, expr: name, prec: 7, isVar: true, level: sc.level, local: true}, ""
 		}
 	}
 	// A float value of higher rank whose dimensions hold t's in order,
 	// summed over the others: float arithmetic cannot fail, and the
 	// value is overwritten by both branches, so only its type matters
 	// (fuzz seed 26267: t0 of [6], with b0 of [6][6] in scope).
-	for s := sc; s != nil; s = s.parent {
-		names := make([]string, 0, len(s.vals))
-		for k := range s.vals {
-			names = append(names, k)
+	for _, v := range sc.inward() {
+		if v.expr == "" || v.checked || v.t.DType != ir.Float32 || t.DType != ir.Float32 || v.t.Rank() <= t.Rank() {
+			continue
 		}
-		sort.Strings(names)
-		for _, k := range names {
-			v := s.vals[k]
-			if v.expr == "" || v.checked || v.t.DType != ir.Float32 || t.DType != ir.Float32 || v.t.Rank() <= t.Rank() {
-				continue
+		if drop, ok := subsequence(v.t.Shape, t.Shape); ok {
+			expr := v.expr
+			for i := len(drop) - 1; i >= 0; i-- {
+				expr = fmt.Sprintf("Sum(%s, %d)", expr, drop[i])
 			}
-			if drop, ok := subsequence(v.t.Shape, t.Shape); ok {
-				expr := v.expr
-				for i := len(drop) - 1; i >= 0; i-- {
-					expr = fmt.Sprintf("Sum(%s, %d)", expr, drop[i])
-				}
-				return &val{t: t, expr: expr, prec: 7}, ""
-			}
+			return &val{t: t, expr: expr, prec: 7}, ""
 		}
 	}
 	return nil, ""
