@@ -33,28 +33,8 @@ func BenchmarkFuzz(b *testing.B) {
 	const programs = 64
 	session := func(execs string, own, allVariants bool) time.Duration {
 		b.Helper()
-		cache, cleanup, err := fuzzCache()
-		if err != nil {
-			b.Fatal(err)
-		}
-		defer cleanup()
-		checker, err := buildChecker(execs, nativeSetup{isolate: true, cacheDir: cache, timeout: defaultFuzzTimeout,
-			programCC: resolveProgramCC("auto"), rtCache: runtimeCache()})
-		if err != nil {
-			b.Fatal(err)
-		}
-		checker.Metamorphic = 1
-		checker.RotateTwins = !allVariants
-		r := &fuzzRun{Campaign: fuzz.Campaign{Seed: 1, Count: programs, Checker: checker, Dir: b.TempDir(),
-			Parallel: runtime.GOMAXPROCS(0), NoSlots: own}, execList: execs, isolate: true}
-		st, err := r.run(context.Background())
-		if err != nil {
-			b.Fatal(err)
-		}
-		if st.Programs != programs {
-			b.Fatalf("%d programs ran, want %d", st.Programs, programs)
-		}
-		return st.Elapsed
+		wall, _ := fuzzSession{execs: execs, isolate: true, metamorphic: 1, allVariants: allVariants, noSlots: own}.run(b, programs)
+		return wall
 	}
 	variants := defaultFuzzExecutors()
 	session(variants, false, true) // the runtime libraries, built once
@@ -94,23 +74,8 @@ func BenchmarkFuzzTFJS(b *testing.B) {
 	const programs = 64
 	session := func(execs string) time.Duration {
 		b.Helper()
-		checker, err := fuzzChecker(execs, nativeSetup{timeout: defaultFuzzTimeout}, true)
-		if err != nil {
-			b.Fatal(err)
-		}
-		defer executor.CloseAll(checker.Executors)
-		checker.Metamorphic, checker.Invariance = 1, true // as rxeq fuzz runs
-		gen := fuzz.Config{Exclude: fuzz.FeatNaN | fuzz.FeatEdges}
-		r := &fuzzRun{Campaign: fuzz.Campaign{Seed: 1000, Count: programs, Checker: checker, Dir: b.TempDir(),
-			Parallel: runtime.GOMAXPROCS(0), Config: gen}, execList: execs}
-		st, err := r.run(context.Background())
-		if err != nil {
-			b.Fatal(err)
-		}
-		if st.Programs != programs {
-			b.Fatalf("%d programs ran, want %d", st.Programs, programs)
-		}
-		return st.Elapsed
+		wall, _ := fuzzSession{execs: execs, seed: 1000, gen: fuzz.Config{Exclude: fuzz.FeatNaN | fuzz.FeatEdges}}.defaultChecks().run(b, programs)
+		return wall
 	}
 	var base, tfjs time.Duration
 	for b.Loop() {
@@ -140,28 +105,8 @@ func BenchmarkFuzzORT(b *testing.B) {
 	const programs = 64
 	session := func(execs string) time.Duration {
 		b.Helper()
-		cache, cleanup, err := fuzzCache()
-		if err != nil {
-			b.Fatal(err)
-		}
-		defer cleanup()
-		checker, err := fuzzChecker(execs, nativeSetup{isolate: true, cacheDir: cache, timeout: defaultFuzzTimeout,
-			programCC: resolveProgramCC("auto"), rtCache: runtimeCache()}, true)
-		if err != nil {
-			b.Fatal(err)
-		}
-		defer executor.CloseAll(checker.Executors)
-		checker.Metamorphic, checker.Invariance = 1, true // as rxeq fuzz runs
-		r := &fuzzRun{Campaign: fuzz.Campaign{Seed: 1, Count: programs, Checker: checker, Dir: b.TempDir(),
-			Parallel: runtime.GOMAXPROCS(0)}, execList: execs, isolate: true}
-		st, err := r.run(context.Background())
-		if err != nil {
-			b.Fatal(err)
-		}
-		if st.Programs != programs {
-			b.Fatalf("%d programs ran, want %d", st.Programs, programs)
-		}
-		return st.Elapsed
+		wall, _ := fuzzSession{execs: execs, isolate: true}.defaultChecks().run(b, programs)
+		return wall
 	}
 	var base, ort time.Duration
 	for b.Loop() {
@@ -187,42 +132,13 @@ func BenchmarkFuzzORT(b *testing.B) {
 //	go test ./cmd/rxeq -run '^$' -bench FuzzRoundTrip -benchtime 3x
 func BenchmarkFuzzRoundTrip(b *testing.B) {
 	const programs = 64
-	cpu := func() time.Duration {
-		var self, kids syscall.Rusage
-		_ = syscall.Getrusage(syscall.RUSAGE_SELF, &self)
-		_ = syscall.Getrusage(syscall.RUSAGE_CHILDREN, &kids)
-		d := time.Duration(0)
-		for _, t := range []syscall.Timeval{self.Utime, self.Stime, kids.Utime, kids.Stime} {
-			d += time.Duration(t.Nano())
-		}
-		return d
-	}
 	type cost struct{ wall, cpu time.Duration }
 	session := func(execs string, roundTrip bool) cost {
 		b.Helper()
-		cache, cleanup, err := fuzzCache()
-		if err != nil {
-			b.Fatal(err)
-		}
-		defer cleanup()
-		checker, err := fuzzChecker(execs, nativeSetup{isolate: true, cacheDir: cache, timeout: defaultFuzzTimeout,
-			programCC: resolveProgramCC("auto"), rtCache: runtimeCache()}, roundTrip)
-		if err != nil {
-			b.Fatal(err)
-		}
-		defer executor.CloseAll(checker.Executors)
-		checker.Metamorphic, checker.Invariance = 1, true // as rxeq fuzz runs
-		r := &fuzzRun{Campaign: fuzz.Campaign{Seed: 1, Count: programs, Checker: checker, Dir: b.TempDir(),
-			Parallel: runtime.GOMAXPROCS(0)}, execList: execs, isolate: true}
-		c0 := cpu()
-		st, err := r.run(context.Background())
-		if err != nil {
-			b.Fatal(err)
-		}
-		if st.Programs != programs {
-			b.Fatalf("%d programs ran, want %d", st.Programs, programs)
-		}
-		return cost{st.Elapsed, cpu() - c0}
+		sess := fuzzSession{execs: execs, isolate: true}.defaultChecks()
+		sess.roundTrip = roundTrip
+		wall, cpu := sess.run(b, programs)
+		return cost{wall, cpu}
 	}
 	_, ccErr := exec.LookPath("cc")
 	if ccErr == nil {
@@ -260,4 +176,73 @@ func BenchmarkFuzzRoundTrip(b *testing.B) {
 		ratio("native+roundtrip", "native")
 	}
 	b.ReportMetric(0, "ns/op")
+}
+
+// fuzzSession is one `rxeq fuzz` session of a benchmark: count programs
+// from seed through execs, in workers as rxeq fuzz runs them when
+// isolated, with the checks set below.
+type fuzzSession struct {
+	execs       string
+	seed        uint64
+	gen         fuzz.Config
+	isolate     bool // native code and ONNX Runtime in pooled workers
+	roundTrip   bool // the ONNX round trip (fuzz.ONNXTrip)
+	metamorphic int  // fuzz.Checker.Metamorphic
+	invariance  bool // fuzz.Checker.Invariance
+	allVariants bool // every variant on every program, not one in turn
+	noSlots     bool // a worker per program, as before pools
+}
+
+// defaultChecks is rxeq fuzz's checks: a metamorphic variant, invariance
+// and the ONNX round trip.
+func (s fuzzSession) defaultChecks() fuzzSession {
+	s.metamorphic, s.invariance, s.roundTrip = 1, true, true
+	return s
+}
+
+// run runs s over count programs and returns its wall time and the CPU
+// time of this process and its workers (getrusage) meanwhile.
+func (s fuzzSession) run(b *testing.B, count int) (wall, cpu time.Duration) {
+	b.Helper()
+	ns := nativeSetup{timeout: defaultFuzzTimeout}
+	if s.isolate {
+		cache, cleanup, err := fuzzCache()
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer cleanup()
+		ns = nativeSetup{isolate: true, cacheDir: cache, timeout: defaultFuzzTimeout,
+			programCC: resolveProgramCC("auto"), rtCache: runtimeCache()}
+	}
+	checker, err := fuzzChecker(s.execs, ns, s.roundTrip)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer executor.CloseAll(checker.Executors)
+	checker.Metamorphic, checker.Invariance = s.metamorphic, s.invariance
+	checker.RotateTwins = !s.allVariants
+	r := &fuzzRun{Campaign: fuzz.Campaign{Seed: max(s.seed, 1), Count: count, Checker: checker, Dir: b.TempDir(),
+		Parallel: runtime.GOMAXPROCS(0), Config: s.gen, NoSlots: s.noSlots}, execList: s.execs, isolate: s.isolate}
+	c0 := processCPU()
+	st, err := r.run(context.Background())
+	if err != nil {
+		b.Fatal(err)
+	}
+	if st.Programs != count {
+		b.Fatalf("%d programs ran, want %d", st.Programs, count)
+	}
+	return st.Elapsed, processCPU() - c0
+}
+
+// processCPU is the user and system time of this process and of its
+// children that have exited.
+func processCPU() time.Duration {
+	var self, kids syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &self)
+	_ = syscall.Getrusage(syscall.RUSAGE_CHILDREN, &kids)
+	d := time.Duration(0)
+	for _, t := range []syscall.Timeval{self.Utime, self.Stime, kids.Utime, kids.Stime} {
+		d += time.Duration(t.Nano())
+	}
+	return d
 }
