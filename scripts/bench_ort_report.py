@@ -12,39 +12,12 @@ those minimums: the executor's time per row over ONNX Runtime's own Run.
 import re
 import sys
 
+# The benchmark and PyTorch outputs are read as scripts/bench_report.py
+# reads them (the minimum of each figure over the rounds).
+from bench_report import go_metrics, torch_metrics
+
 COLS = [("ns/row", "ort exec"), ("fresh-ns/row", "ort Run()"), ("ort-ns/row", "ORT Run"),
         ("native-ns/row", "native"), ("torch-ns/row", "torch"), ("eager", "eager")]
-
-
-def go_metrics(path):
-    best = {}
-    for line in open(path):
-        if not line.startswith("Benchmark"):
-            continue
-        f = line.split()
-        name = re.sub(r"-\d+$", "", f[0])
-        m = best.setdefault(name, {})
-        for i in range(2, len(f) - 1, 2):
-            try:
-                v = float(f[i])
-            except ValueError:
-                continue
-            m[f[i + 1]] = min(m.get(f[i + 1], v), v)
-    return best
-
-
-def torch_metrics(path):
-    out = {}
-    for line in open(path):
-        if line.startswith("#") or not line.strip():
-            continue
-        fn, batch, wall, cpu = line.split()[:4]
-        key = (fn, int(batch))
-        w, c = float(wall), float(cpu)
-        if key in out:
-            w, c = min(w, out[key][0]), min(c, out[key][1])
-        out[key] = (w, c)
-    return out
 
 
 def pct(a, b):
