@@ -15,6 +15,7 @@
 RXORT_AT(GetErrorCode, 1);
 RXORT_AT(GetErrorMessage, 2);
 RXORT_AT(CreateEnvWithCustomLogger, 4);
+RXORT_AT(DisableTelemetryEvents, 6);
 RXORT_AT(CreateSessionFromArray, 8);
 RXORT_AT(Run, 9);
 RXORT_AT(CreateSessionOptions, 10);
@@ -98,6 +99,16 @@ rxort_status rxort_open(const char *path, int log_severity, rxort_lib *out) {
 	OrtEnv *env = NULL;
 	rxort_status s = take(api, api->CreateEnvWithCustomLogger(logger, NULL, log_severity, "rxeq", &env));
 	if (s.code != 0 || s.msg != NULL) {
+		dlclose(h);
+		return s;
+	}
+	// ORT's telemetry is on by default in its Linux builds: it writes a
+	// file per process (/tmp/mat-debug-PID.log) and a device id under
+	// ~/.cache/Microsoft, and records events on every session. rxeq asks
+	// for none of it.
+	s = take(api, api->DisableTelemetryEvents(env));
+	if (s.msg != NULL) {
+		api->ReleaseEnv(env);
 		dlclose(h);
 		return s;
 	}

@@ -49,7 +49,9 @@ typedef struct RxOrtApi {
 	void *CreateEnv;                                                     // 3
 	OrtStatus *(*CreateEnvWithCustomLogger)(RxOrtLoggingFunction f, void *param, int severity, const char *logid,
 	                                        OrtEnv **out);                // 4
-	RXORT_PAD(5, 7);
+	void *EnableTelemetryEvents;                                         // 5
+	OrtStatus *(*DisableTelemetryEvents)(const OrtEnv *env);             // 6
+	void *CreateSession;                                                 // 7
 	OrtStatus *(*CreateSessionFromArray)(const OrtEnv *env, const void *data, size_t len,
 	                                     const OrtSessionOptions *opts, OrtSession **out); // 8
 	OrtStatus *(*Run)(OrtSession *s, const OrtRunOptions *ro, const char *const *in_names,

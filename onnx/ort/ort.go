@@ -12,6 +12,7 @@ import "C"
 import (
 	"context"
 	"fmt"
+	"os"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -42,6 +43,26 @@ var (
 	liveSessions atomic.Int64
 )
 
+// TelemetryEnv is the environment variable that turns ONNX Runtime's
+// telemetry off on Linux when it is set to 1 before the library
+// initializes (microsoft/onnxruntime#27379).
+const TelemetryEnv = "ORT_DISABLE_TELEMETRY"
+
+// disableTelemetry sets TelemetryEnv to 1 unless the user has set it.
+// ONNX Runtime 1.30's Linux build records telemetry by default: a device
+// id under ~/.cache/Microsoft, a file /tmp/mat-debug-PID.log per process
+// that it never removes, an uploader, and file writes on every session
+// created (about 0.7 ms of a session's 1.4 ms without optimizations,
+// measured with BenchmarkSession). rxeq asks for none of it; the variable
+// must be set before the library initializes, and the isolate worker
+// inherits it. The OrtApi's DisableTelemetryEvents is called as well (in
+// rxort_open), which stops the events but not the files.
+func disableTelemetry() {
+	if _, set := os.LookupEnv(TelemetryEnv); !set {
+		_ = os.Setenv(TelemetryEnv, "1")
+	}
+}
+
 // Open loads the ONNX Runtime library at path (dlopen with RTLD_NOW and
 // RTLD_LOCAL), asks it for OrtApi version APIVersion and creates its
 // OrtEnv, whose log messages go to the function SetLogger installs. A
@@ -55,6 +76,7 @@ func Open(path string) (*Library, error) {
 	if l := libs[path]; l != nil {
 		return l, nil
 	}
+	disableTelemetry()
 	cpath := C.CString(path)
 	defer C.free(unsafe.Pointer(cpath))
 	var lib C.rxort_lib
