@@ -92,7 +92,7 @@ func NewRecord(f Finding, small []byte, framework, version string, l *ledger.Led
 		Executor: string(f.Executor), Reference: string(f.Reference), Framework: framework, Version: version,
 		Category: cat, Observed: cat, Status: StatusNew, Kind: f.Kind, Ops: ops, Values: f.Values, Shape: f.Shape,
 		Func: f.Func, Output: f.Output, Detail: f.Detail, Statements: CountStmts(small)}
-	if e := l.Match(ledger.Case{Executor: r.Executor, Version: version, Category: string(cat), Ops: ops, Values: f.Values, Output: f.Output}); e != nil {
+	if e := l.Match(ledger.Case{Executor: r.Executor, Version: version, Category: string(cat), Ops: ops, Values: f.Values, Output: f.Output, Error: f.GotError}); e != nil {
 		r.Category, r.Status, r.Ledger, r.LedgerText = CatSemantics, StatusXFail, e.ID, e.Text()
 	}
 	return r

@@ -84,6 +84,12 @@ type Matcher struct {
 	Output string `json:"output,omitempty"`
 	// Scenario: the .rx file's //rx:scenario name (a catalog case).
 	Scenario string `json:"scenario,omitempty"`
+	// Error: a text the executor's error contains, for a discrepancy
+	// that is a failure of the executor where the oracle succeeds (an
+	// error-mismatch whose program holds no telling op, such as a model
+	// the framework refuses to load). Matched as a substring, case and
+	// all.
+	Error string `json:"error,omitempty"`
 }
 
 // Case is what a finding or a failing case shows, matched against the
@@ -92,6 +98,8 @@ type Case struct {
 	Executor, Version, Category string
 	Ops                         []string
 	Values, Output, Scenario    string
+	// Error is the executor's error text ("" when it did not fail).
+	Error string
 }
 
 // Default returns the checked-in ledger (ledger/known.json).
@@ -189,6 +197,9 @@ func (e *Entry) Matches(c Case) bool {
 		return false
 	}
 	if m.Scenario != "" && m.Scenario != c.Scenario {
+		return false
+	}
+	if m.Error != "" && !strings.Contains(c.Error, m.Error) {
 		return false
 	}
 	return true

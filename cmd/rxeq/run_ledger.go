@@ -58,11 +58,15 @@ func applyLedger(res *harness.Result, files []*program.File, led *ledger.Ledger,
 		case harness.StatusFail:
 			values := caseValues(c)
 			cat := fuzz.CategoryOfValues(values)
-			if c.Check == "invariance" {
+			switch {
+			case c.Check == "invariance":
 				values, cat = invariance[c.Name()], fuzz.CatPosition
+			case c.Error != "":
+				// The executor failed where the reference did not.
+				values, cat = "", fuzz.CatErrorMismatch
 			}
 			lc := ledger.Case{Executor: string(c.Executor), Version: version, Category: string(cat),
-				Ops: ops[c.Scenario], Values: values, Scenario: c.Scenario, Output: failedOutput(c)}
+				Ops: ops[c.Scenario], Values: values, Scenario: c.Scenario, Output: failedOutput(c), Error: c.Error}
 			if e := led.Match(lc); e != nil {
 				c.Status = harness.StatusXFail
 				c.Message = "xfail: " + e.Text() + "\n" + c.Message
