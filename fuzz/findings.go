@@ -337,11 +337,16 @@ func CheckLedger(ctx context.Context, c *Checker, l *ledger.Ledger, framework Fr
 	if l == nil {
 		return nil, nil
 	}
+	// One slot for every entry: an executor in a worker process (native
+	// code, ONNX Runtime) keeps one worker for all the entries' programs
+	// instead of starting one (and loading its runtime) per entry.
+	sc, slots := c.Slot("")
+	defer slots.Close()
 	var out []LedgerCheck
 	for i := range l.Entries {
 		e := &l.Entries[i]
 		var ex executor.Executor
-		for _, x := range c.Executors {
+		for _, x := range sc.Executors {
 			if string(x.Name()) == e.Executor {
 				ex = x
 			}
@@ -358,7 +363,7 @@ func CheckLedger(ctx context.Context, c *Checker, l *ledger.Ledger, framework Fr
 		if err != nil {
 			return out, fmt.Errorf("ledger entry %s: %w", e.ID, err)
 		}
-		one := *c
+		one := *sc
 		one.Executors = []executor.Executor{ex}
 		one.Metamorphic = 0
 		one.RoundTrip, one.ReferenceOnly = nil, false // the entry's executor alone
