@@ -72,7 +72,7 @@ var _ = Describe("Catalog", func() {
 				kinds = append(kinds, in.Dist.Edge)
 			}
 		}
-		Expect(kinds).To(Equal([]string{"large", "ties", "zeros"}))
+		Expect(kinds).To(Equal([]string{"large", "ties", "zeros", "specials"}))
 		errs, err := scenarios.Lookup("remainder-by-zero")
 		Expect(err).NotTo(HaveOccurred())
 		Expect(errs.ExpectError).To(Equal("CheckedRem: division by zero (round_idx=0)"))
