@@ -390,7 +390,8 @@ func (c *Campaign) reproFile(src []byte, f Finding) (string, []byte) {
 	}
 	o := pyexport.ReproOptions{Executor: f.Executor, Func: f.Func, Inputs: inputs, Source: "fuzz.rx"}
 	signed := c.Checker != nil && c.Checker.SignedZeros
-	for _, t := range compare.Tolerances(file, fn, tol) {
+	tols := compare.Tolerances(file, fn, tol)
+	for _, t := range tols {
 		o.RTol, o.ATol = max(o.RTol, t.RTol), max(o.ATol, t.ATol)
 		signed = signed || t.SignedZeros
 	}
@@ -402,7 +403,7 @@ func (c *Campaign) reproFile(src []byte, f Finding) (string, []byte) {
 		if f.Crashed {
 			attempts = 3
 		}
-		b, err := ortrepro.Repro(p, ortrepro.Options{Options: o, SignedZeros: signed, Attempts: attempts})
+		b, err := ortrepro.Repro(p, ortrepro.Options{Options: o, Tolerances: tols, SignedZeros: signed, Attempts: attempts})
 		if err != nil {
 			return "", nil
 		}

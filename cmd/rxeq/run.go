@@ -322,7 +322,7 @@ func reproFiles(res *harness.Result, g harness.GroupTensors, files []*program.Fi
 			if c.Status == harness.StatusError {
 				attempts = 3
 			}
-			b, err = ortrepro.Repro(p, ortrepro.Options{Options: o, SignedZeros: signed, Attempts: attempts})
+			b, err = ortrepro.Repro(p, ortrepro.Options{Options: o, Tolerances: c.Tolerances, SignedZeros: signed, Attempts: attempts})
 		default:
 			name = "repro_" + string(c.Executor) + ".js"
 			b, err = jsexport.Repro(p, jsexport.ReproOptions{Executor: c.Executor, Func: c.Function, Inputs: g.Inputs,

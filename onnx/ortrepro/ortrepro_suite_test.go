@@ -9,6 +9,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/rextio/rxeq/compare"
 	"github.com/rextio/rxeq/harness"
 	"github.com/rextio/rxeq/onnx/ort"
 	"github.com/rextio/rxeq/program"
@@ -43,8 +44,15 @@ func needLibrary() {
 }
 
 // load parses and lowers an .rx file and generates the inputs of fn at
-// batch as the runner does (the file's seed).
+// batch as the runner does (the file's seed); tolerances are fn's
+// outputs' (its //rx:tolerance lines over rxeq's defaults).
 func load(path, fn string, batch int) (*ir.Program, map[string]*tensor.Tensor) {
+	p, in, _ := loadWithTolerances(path, fn, batch)
+	return p, in
+}
+
+// loadWithTolerances is load with the tolerances of fn's outputs.
+func loadWithTolerances(path, fn string, batch int) (*ir.Program, map[string]*tensor.Tensor, map[string]compare.Tolerance) {
 	GinkgoHelper()
 	src, err := os.ReadFile(path)
 	Expect(err).NotTo(HaveOccurred())
@@ -58,7 +66,7 @@ func load(path, fn string, batch int) (*ir.Program, map[string]*tensor.Tensor) {
 	}
 	in, err := harness.GenerateInputs(f, f.Func(fn), batch, seed, nil)
 	Expect(err).NotTo(HaveOccurred())
-	return p, in
+	return p, in, compare.Tolerances(f, f.Func(fn), compare.DefaultTolerance())
 }
 
 // runScript writes script to a temporary repro.py, runs it with the

@@ -27,6 +27,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/rextio/rxeq/compare"
 	"github.com/rextio/rxeq/executor"
 	"github.com/rextio/rxeq/internal/repro"
 	"github.com/rextio/rxeq/onnx"
@@ -44,9 +45,15 @@ var ErrRepro = errors.New("ONNX Runtime reproducer")
 // the comparison's settings.
 type Options struct {
 	repro.Options
-	// SignedZeros compares the sign of zeros, as rxeq's signed-zero
-	// comparison (compare.Tolerance.SignedZeros) does: +0 against -0 is a
-	// mismatch.
+	// Tolerances, when not nil, are the tolerances of the float outputs by
+	// result name, as the case was judged (harness.Case.Tolerances,
+	// compare.Tolerances): RTol and ATol, a ULP bound (UseULP, NoAbsRel)
+	// and signed zeros. An output without one is compared with
+	// Options.RTol and Options.ATol.
+	Tolerances map[string]compare.Tolerance
+	// SignedZeros compares the sign of zeros in every float output, as
+	// rxeq's signed-zero comparison (compare.Tolerance.SignedZeros) does:
+	// +0 against -0 is a mismatch.
 	SignedZeros bool
 	// Attempts is how many times the script runs ONNX Runtime, each time
 	// in a new process, before it concludes that the discrepancy does not
@@ -72,9 +79,11 @@ func IsExecutor(e executor.Name) bool {
 // does not, and 2 when it cannot run (no library at $RXEQ_ORT_LIB or where
 // ci/setup.sh installs it, no NumPy).
 //
-// The comparison is rxeq's: float outputs within |got - want| <= ATol +
-// RTol*|want|, NaN against NaN, ±Inf against the same infinity, zeros by
-// sign under SignedZeros; int64 outputs exactly (the near-tie rule for
+// The comparison is rxeq's (compare.Outputs): float outputs within
+// |got - want| <= ATol + RTol*|want| and, with a ULP bound, within that
+// many units in the last place of want rounded to float32 (with NoAbsRel
+// the ULP bound alone), NaN against NaN, ±Inf against the same infinity,
+// zeros by sign under SignedZeros; int64 outputs exactly (the near-tie rule for
 // classes is not applied). A checked-arithmetic error comes out of the
 // model in its error output (onnx.ErrorOutput) and is turned into rxeq's
 // text, compared with the reference's by text; a failing ONNX Runtime
@@ -156,6 +165,23 @@ func Repro(p *ir.Program, opts Options) ([]byte, error) {
 		fmt.Fprintf(&b, "    (%s, %s, %s, %s),\n", pyString(port.Value.Name), pyString(port.Name), pyString(dtypeOf(dt)), tuple(dims))
 	}
 	b.WriteString("]\n")
+	b.WriteString("TOLERANCES = {  # float output: (rtol, atol, ULP bound or None, |got - want| test on, zero signs compared)\n")
+	for _, port := range sig.Outputs {
+		if port.Value.Type.DType != ir.Float32 {
+			continue
+		}
+		t, ok := opts.Tolerances[port.Value.Name]
+		if !ok {
+			t = compare.Tolerance{RTol: opts.RTol, ATol: opts.ATol}
+		}
+		ulp := "None"
+		if t.UseULP {
+			ulp = strconv.FormatInt(t.ULP, 10)
+		}
+		fmt.Fprintf(&b, "    %s: (%s, %s, %s, %s, %s),\n", pyString(port.Value.Name), floatText(t.RTol), floatText(t.ATol), ulp,
+			pyBool(!(t.UseULP && t.NoAbsRel)), pyBool(t.SignedZeros || opts.SignedZeros))
+	}
+	b.WriteString("}\n")
 	if sig.Error != "" {
 		fmt.Fprintf(&b, "ERROR_OUTPUT = %s  # int64 [3]: (checked operation, dividend, divisor), 0 when none failed\n", pyString(sig.Error))
 	} else {
@@ -175,8 +201,6 @@ func Repro(p *ir.Program, opts Options) ([]byte, error) {
 	fmt.Fprintf(&b, "ORT_VERSION = %s  # the release rxeq is tested with\n", pyString(ort.Version))
 	fmt.Fprintf(&b, "ORT_LIBRARY = %s\n", pyString(ort.LibraryName))
 	fmt.Fprintf(&b, "API_VERSION = %d\n", 17)
-	fmt.Fprintf(&b, "RTOL, ATOL = %s, %s\n", floatText(opts.RTol), floatText(opts.ATol))
-	fmt.Fprintf(&b, "SIGNED_ZEROS = %s\n", map[bool]string{true: "True", false: "False"}[opts.SignedZeros])
 	fmt.Fprintf(&b, "ATTEMPTS = %d\n", max(opts.Attempts, 1))
 	b.WriteString(reproMain)
 	return []byte(b.String()), nil
@@ -195,6 +219,13 @@ func tuple(dims []string) string {
 		return "(" + dims[0] + ",)"
 	}
 	return "(" + strings.Join(dims, ", ") + ")"
+}
+
+func pyBool(v bool) string {
+	if v {
+		return "True"
+	}
+	return "False"
 }
 
 func floatText(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }

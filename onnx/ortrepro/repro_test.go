@@ -1,9 +1,16 @@
 package ortrepro_test
 
 import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/rextio/rxeq/compare"
 	"github.com/rextio/rxeq/executor"
 	"github.com/rextio/rxeq/internal/repro"
 	"github.com/rextio/rxeq/onnx/ortrepro"
@@ -47,8 +54,14 @@ var _ = Describe("Repro", func() {
 	DescribeTable("exits 1 while ONNX Runtime's discrepancy reproduces, 0 when it does not",
 		func(file, fn string, batch int, e executor.Name, signedZeros bool, code int, output string) {
 			needLibrary()
-			p, in := load(file, fn, batch)
-			got, out := runScript(script(p, e, fn, in, signedZeros))
+			p, in, tols := loadWithTolerances(file, fn, batch)
+			b, err := ortrepro.Repro(p, ortrepro.Options{
+				Options:     repro.Options{Executor: e, Func: fn, Inputs: in, Version: "test"},
+				Tolerances:  tols,
+				SignedZeros: signedZeros,
+			})
+			Expect(err).NotTo(HaveOccurred())
+			got, out := runScript(b)
 			Expect(got).To(Equal(code), out)
 			Expect(out).To(ContainSubstring("ONNX Runtime 1.30.0"))
 			Expect(out).To(ContainSubstring(output))
@@ -67,6 +80,8 @@ var _ = Describe("Repro", func() {
 			executor.ONNXRuntime, false, 1, "[] want 1 (1) got 0 (0)"),
 		Entry("DivMulFusion: and 1 without them", "../../ledger/programs/ort-divmulfusion-rem.rx", "f", 1,
 			executor.ONNXRuntimeNoOpt, false, 0, "not reproduced"),
+		Entry("Tanh up to 5 ULP, under the program's ulp=2", "../../ledger/programs/ort-tanh-accuracy.rx", "f", 257,
+			executor.ONNXRuntime, false, 1, "[18, 6] want -0.9988381107367674 (0xbfeff67b57739c68) got -0.99883795 (0xbf7fb3d8), 3 ULP from want in float32 (allowed 2)"),
 		Entry("a program ONNX Runtime gets right", "../../scenarios/reference.rx", "score_pipeline", 5,
 			executor.ONNXRuntime, false, 0, "not reproduced"),
 		Entry("a checked-arithmetic error, the same text as the reference's", "../../scenarios/error.rx", "score_divisor", 2,
@@ -99,5 +114,70 @@ var _ = Describe("Repro", func() {
 		Expect(code).To(Equal(2), out)
 		Expect(out).To(ContainSubstring("RXEQ_ORT_LIB"))
 		Expect(out).To(ContainSubstring("ci/setup.sh"))
+	})
+})
+
+// The script's comparison, called on hand-built arrays: its compare(name,
+// want, got) returns True on a mismatch.
+var _ = Describe("repro.py's comparison", func() {
+	const src = `//rx:batches 1
+//rx:input x normal(0, 1)
+package p
+
+func f(x [B][2]float32) (y [B][2]float32) {
+	y = x
+	return
+}
+`
+	// cases runs compare on each (want, got) pair of float64 and float32
+	// literals under tolerance t and returns the results, "True" or
+	// "False", one per line.
+	cases := func(t compare.Tolerance, signed bool, pairs ...[2]string) []string {
+		GinkgoHelper()
+		if out, err := exec.Command(systemPython, "-c", "import numpy").CombinedOutput(); err != nil {
+			Skip(systemPython + " cannot import numpy: " + string(out))
+		}
+		dir := GinkgoT().TempDir()
+		path := filepath.Join(dir, "p.rx")
+		Expect(os.WriteFile(path, []byte(src), 0o644)).To(Succeed())
+		p, in := load(path, "f", 1)
+		b, err := ortrepro.Repro(p, ortrepro.Options{Options: repro.Options{Executor: executor.ONNXRuntime, Func: "f", Inputs: in},
+			Tolerances: map[string]compare.Tolerance{"y": t}, SignedZeros: signed})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(os.WriteFile(filepath.Join(dir, "repro.py"), b, 0o644)).To(Succeed())
+		code := "import sys, io, contextlib\nsys.path.insert(0, sys.argv[1])\nimport numpy as np\nimport repro\n"
+		for _, pr := range pairs {
+			code += fmt.Sprintf("with contextlib.redirect_stdout(io.StringIO()):\n    r = repro.compare('y', np.array([%s], dtype=np.float64), np.array([%s], dtype=np.float32))\nprint(r)\n", pr[0], pr[1])
+		}
+		out, err := exec.Command(systemPython, "-B", "-c", code, dir).CombinedOutput()
+		Expect(err).NotTo(HaveOccurred(), string(out))
+		return strings.Fields(string(out))
+	}
+	nan, inf := "float('nan')", "float('inf')"
+
+	It("takes NaN for NaN, an infinity by its sign, a finite value within atol + rtol*|want|", func() {
+		Expect(cases(compare.Tolerance{RTol: 1e-4, ATol: 3e-6}, false,
+			[2]string{nan, nan}, [2]string{nan, "1"}, [2]string{"1", nan},
+			[2]string{inf, inf}, [2]string{inf, "-" + inf}, [2]string{inf, "3.4e38"},
+			[2]string{"1e39", inf}, // beyond float32's range: the infinity it rounds to
+			[2]string{"1", "1.0001"}, [2]string{"1", "1.00011"},
+			[2]string{"0.0", "-0.0"},
+		)).To(Equal([]string{"False", "True", "True", "False", "True", "True", "False", "False", "True", "False"}))
+	})
+
+	It("compares zero signs under signed-zero comparison", func() {
+		Expect(cases(compare.Tolerance{RTol: 1e-4, ATol: 3e-6}, true,
+			[2]string{"0.0", "-0.0"}, [2]string{"-0.0", "-0.0"}, [2]string{"-0.0", "0.0"},
+		)).To(Equal([]string{"True", "False", "True"}))
+	})
+
+	It("holds a ULP bound against want rounded to float32, alone under NoAbsRel", func() {
+		// 1 + 2^-23 is one float32 ULP above 1, 1 + 2^-22 two.
+		Expect(cases(compare.Tolerance{ULP: 1, UseULP: true, NoAbsRel: true}, false,
+			[2]string{"1", "1"}, [2]string{"1", "1 + 2**-23"}, [2]string{"1", "1 + 2**-22"}, [2]string{"1e-30", "0"},
+		)).To(Equal([]string{"False", "False", "True", "True"}))
+		Expect(cases(compare.Tolerance{RTol: 1e-4, ATol: 3e-6, ULP: 1, UseULP: true}, false,
+			[2]string{"1", "1 + 2**-22"}, [2]string{"1", "1.001"},
+		)).To(Equal([]string{"True", "True"}))
 	})
 })

@@ -298,6 +298,28 @@ def bits(v):
     return str(int(v))
 
 
+F32_MAX = np.finfo(np.float32).max
+
+
+def spacing32(w):
+    """The gap between the float32 values around |w| (the larger one where they
+    differ); the largest finite gap beyond the float32 range."""
+    with np.errstate(over="ignore"):
+        a = np.abs(w).astype(np.float32)
+    up = np.nextafter(a, np.float32(np.inf))
+    down = np.nextafter(a, np.float32(0))
+    gap = np.where(a == 0, up.astype(np.float64),
+                   np.maximum((up - a).astype(np.float64), (a - down).astype(np.float64)))
+    big = np.isinf(a) | (a >= F32_MAX)
+    return np.where(big, float(F32_MAX - np.nextafter(F32_MAX, np.float32(0))), gap)
+
+
+def ordered(f):
+    """float32 bits as integers in the order of the values (+0 and -0 both 0)."""
+    u = np.asarray(f, dtype=np.float32).view(np.uint32).astype(np.int64)
+    return np.where(u & 0x80000000, -(u & 0x7fffffff), u)
+
+
 def compare(name, w, g):
     """Prints the comparison of output name; returns True when it mismatches."""
     w, g = np.asarray(w), np.asarray(g)
@@ -305,19 +327,24 @@ def compare(name, w, g):
         print("%s: shape %s, want %s" % (name, g.shape, w.shape))
         return True
     if w.dtype.kind == "f":
+        rtol, atol, ulp, absrel, signed_zeros = TOLERANCES[name]
         w = w.astype(np.float64)
         # A float64 value beyond float32's range that rounds to an infinity
         # is that infinity, as in rxeq's comparison.
         with np.errstate(over="ignore"):
-            w32 = w.astype(np.float32).astype(np.float64)
-        w = np.where(np.isfinite(w) & np.isinf(w32), w32, w)
+            w32 = w.astype(np.float32)
+        w = np.where(np.isfinite(w) & np.isinf(w32), w32.astype(np.float64), w)
+        w32 = w.astype(np.float32)
         g64 = g.astype(np.float64)
         nan = np.isnan(w) | np.isnan(g64)
         inf = ~nan & (np.isinf(w) | np.isinf(g64))
         with np.errstate(invalid="ignore", over="ignore"):
-            close = np.abs(g64 - w) <= ATOL + RTOL * np.abs(w)
+            allowed = atol + rtol * np.abs(w) if absrel else (ulp + 1) * spacing32(w)
+            close = np.abs(g64 - w) <= allowed
+        if ulp is not None:
+            close &= np.abs(ordered(w32) - ordered(g)) <= ulp
         ok = np.where(nan, np.isnan(w) == np.isnan(g64), np.where(inf, w == g64, close))
-        if SIGNED_ZEROS:
+        if signed_zeros:
             ok &= ~((w == 0) & (g64 == 0) & (np.signbit(w) != np.signbit(g64)))
     else:
         ok = w == g
@@ -329,7 +356,10 @@ def compare(name, w, g):
     for i in idx[:5]:
         i = tuple(int(k) for k in i)
         got = str(g[i]) if g.dtype == np.float32 else repr(g[i].item())  # float32's shortest digits
-        print("   ", list(i), "want", repr(w[i].item()), "(%s)" % bits(w[i]), "got", got, "(%s)" % bits(g[i]))
+        extra = ""
+        if w.dtype.kind == "f" and ulp is not None and np.isfinite(w[i]) and np.isfinite(g64[i]):
+            extra = ", %d ULP from want in float32 (allowed %d)" % (abs(int(ordered(w32[i])) - int(ordered(g[i]))), ulp)
+        print("   ", list(i), "want", repr(w[i].item()), "(%s)" % bits(w[i]), "got", got, "(%s)" % bits(g[i]) + extra)
     return True
 
 
