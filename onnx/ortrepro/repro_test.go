@@ -106,6 +106,24 @@ var _ = Describe("Repro", func() {
 		Expect(code).To(Equal(0), out)
 	})
 
+	It("reports a failing ONNX Runtime call with its code and message as reproducing: the nested If InlineIfSubgraph refuses", func() {
+		needLibrary()
+		// rxeq fuzz --seed 50 --executors oracle,onnxruntime, reduced
+		// (onnx/ort's known_test.go).
+		path := filepath.Join(GinkgoT().TempDir(), "nested-if.rx")
+		Expect(os.WriteFile(path, []byte("//rx:batches 1\n//rx:input a0 normal(0, 0.5)\npackage p\n\n"+
+			"func f(a0 [B][5][5]float32) (out0 [1][5][5]float32) {\n\tout0 = a0\n\tif !(3 == 0) {\n"+
+			"\t\tif 9223372036854775806 != 2 {\n\t\t\tout0 = out0\n\t\t}\n\t\tout0 = Maximum(Mean(out0, 0), Sum(out0, 0, true))\n\t}\n\treturn\n}\n"), 0o644)).To(Succeed())
+		p, in := load(path, "f", 1)
+		code, out := runScript(script(p, executor.ONNXRuntime, "f", in, false))
+		Expect(code).To(Equal(1), out)
+		Expect(out).To(ContainSubstring("ONNX Runtime 1.30.0 (OPT_LEVEL 99)"))
+		Expect(out).To(MatchRegexp(`got error: +onnxruntime: CreateSessionFromArray: ORT_[A-Z_]+: .*InlineIfSubgraph`))
+		Expect(out).To(ContainSubstring("REPRODUCED"))
+		code, out = runScript(script(p, executor.ONNXRuntimeNoOpt, "f", in, false))
+		Expect(code).To(Equal(0), out)
+	})
+
 	It("exits 2, naming RXEQ_ORT_LIB and ci/setup.sh, without the library", func() {
 		needLibrary()
 		p, in := load("../../ledger/programs/ort-reducemax-nan.rx", "f", 3)

@@ -167,7 +167,7 @@ class Ort:
         if not status:
             return
         code = self.get_error_code(status)
-        message = (self.get_error_message(status) or b"(no message)").decode(errors="replace")
+        message = (self.get_error_message(status) or b"(no message)").decode(errors="replace").strip()
         self.release_status(status)
         name = ORT_CODES[code] if 0 <= code < len(ORT_CODES) else "OrtErrorCode(%d)" % code
         raise OrtError("%s: %s: %s" % (what, name, message))
@@ -178,6 +178,14 @@ def run_ort():
     ONNX Runtime's version). Raises SetupError when the library cannot be used
     and OrtError when one of its calls fails."""
     ort = Ort(library_path())
+    try:
+        return run_session(ort)
+    except OrtError as e:
+        e.version = ort.version
+        raise
+
+
+def run_session(ort):
     new = ctypes.c_void_p
     env, opts, session, info = new(), new(), new(), new()
     values = []
@@ -252,7 +260,7 @@ def child(fd):
     except SetupError as e:
         result = ("setup", None, str(e), None)
     except OrtError as e:
-        result = ("ort", None, "onnxruntime: " + str(e), None)
+        result = ("ort", None, "onnxruntime: " + str(e), getattr(e, "version", None))
     except Exception as e:  # a bug of this script, not a finding
         result = ("setup", None, "%s: %s" % (type(e).__name__, e), None)
     with os.fdopen(fd, "wb") as f:
