@@ -57,9 +57,10 @@ type Options struct {
 	SignedZeros bool
 	// Attempts is how many times the script runs ONNX Runtime, each time
 	// in a new process, before it concludes that the discrepancy does not
-	// reproduce (0: once). A crash that does not come every time (the
-	// seed-72 session crash of docs/onnx.md comes 19 times in 20) wants a
-	// few.
+	// reproduce (0: once). A crash that does not come every time wants a
+	// few: the child's MALLOC_PERTURB_ makes a read of uninitialised
+	// memory repeatable (the seed-72 session crash of docs/onnx.md comes
+	// in every run), not every crash.
 	Attempts int
 }
 
