@@ -19,6 +19,7 @@ import (
 	"github.com/rextio/rxeq/harness"
 	"github.com/rextio/rxeq/jsexport"
 	"github.com/rextio/rxeq/ledger"
+	"github.com/rextio/rxeq/onnx/ortrepro"
 	"github.com/rextio/rxeq/program"
 	"github.com/rextio/rxeq/pyexport"
 )
@@ -348,7 +349,8 @@ func (c *Campaign) progress(w io.Writer, st Stats, d time.Duration) {
 
 // repro returns a standalone repro.py (pyexport.Repro) of finding f on
 // the reduced program src, when f is a case of a generated-code executor
-// (pytorch, torchscript, numpy), or a repro.js (jsexport.Repro) for
+// (pytorch, torchscript, numpy), a repro.py of ortrepro.Repro for
+// onnxruntime and onnxruntime-noopt, or a repro.js (jsexport.Repro) for
 // tfjs-cpu and tfjs-wasm (reproFile names which): the inputs are the
 // ones the checker generated for that function and batch. nil otherwise,
 // or when the reduced program no longer gives the case.
@@ -361,7 +363,7 @@ func (c *Campaign) repro(src []byte, f Finding) []byte {
 // repro.js.
 func (c *Campaign) reproFile(src []byte, f Finding) (string, []byte) {
 	_, py := pyexport.FormatOf(f.Executor)
-	if !py && !jsexport.IsExecutor(f.Executor) || f.Func == "" {
+	if !py && !jsexport.IsExecutor(f.Executor) && !ortrepro.IsExecutor(f.Executor) || f.Func == "" {
 		return "", nil
 	}
 	file, err := program.Parse("fuzz.rx", src)
@@ -387,8 +389,25 @@ func (c *Campaign) reproFile(src []byte, f Finding) (string, []byte) {
 		tol = *c.Checker.Tolerance
 	}
 	o := pyexport.ReproOptions{Executor: f.Executor, Func: f.Func, Inputs: inputs, Source: "fuzz.rx"}
-	for _, t := range compare.Tolerances(file, fn, tol) {
+	signed := c.Checker != nil && c.Checker.SignedZeros
+	tols := compare.Tolerances(file, fn, tol)
+	for _, t := range tols {
 		o.RTol, o.ATol = max(o.RTol, t.RTol), max(o.ATol, t.ATol)
+		signed = signed || t.SignedZeros
+	}
+	if ortrepro.IsExecutor(f.Executor) {
+		// A crash may not come every time (the script's child process
+		// makes reads of uninitialised memory repeatable, not every
+		// crash): a few runs before it says the crash is gone.
+		attempts := 1
+		if f.Crashed {
+			attempts = 3
+		}
+		b, err := ortrepro.Repro(p, ortrepro.Options{Options: o, Tolerances: tols, SignedZeros: signed, Attempts: attempts})
+		if err != nil {
+			return "", nil
+		}
+		return "repro.py", b
 	}
 	if !py {
 		b, err := jsexport.Repro(p, jsexport.ReproOptions{Executor: f.Executor, Func: f.Func, Inputs: inputs, RTol: o.RTol, ATol: o.ATol, Source: o.Source})

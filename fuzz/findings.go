@@ -157,8 +157,9 @@ func (c *Campaign) record(recs map[string]*Record, o outcome) (*Record, string, 
 		extra = fmt.Sprintf("  reproducer %s\n", filepath.Join(dir, "repro.sh"))
 	} else if name, b := c.reproFile(o.found.small, f); b != nil {
 		// A generated-code executor's finding (pytorch, torchscript,
-		// numpy; tfjs-cpu, tfjs-wasm): the standalone repro.py of
-		// pyexport.Repro or repro.js of jsexport.Repro.
+		// numpy; tfjs-cpu, tfjs-wasm) or ONNX Runtime's (onnxruntime,
+		// onnxruntime-noopt): the standalone repro.py of pyexport.Repro
+		// or ortrepro.Repro, or repro.js of jsexport.Repro.
 		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
 			return nil, "", fmt.Errorf("saving seed %d: %w", o.seed, err)
 		}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/rextio/rxeq/executor"
 	"github.com/rextio/rxeq/jsexport"
+	"github.com/rextio/rxeq/onnx/ort"
 )
 
 // TestReproOfAFinding: a finding of a generated-code executor is saved
@@ -88,5 +89,45 @@ func f(x [B][4]float32) (y [B][4]float32) {
 	ee, ok := err.(*exec.ExitError)
 	if !ok || ee.ExitCode() != 1 || !strings.Contains(string(out), "want Infinity got -Infinity") {
 		t.Fatalf("repro.js: %v\n%s", err, out)
+	}
+}
+
+// TestReproOfAnORTFinding: a finding of onnxruntime or onnxruntime-noopt
+// is saved with the standalone repro.py of ortrepro.Repro, which drives
+// ONNX Runtime's C library through ctypes (ONNX Runtime's Max returns its
+// second operand of two equal ones, so Maximum(+0, -0) is -0 and 1 / it
+// is -Inf where rxeq says +Inf).
+func TestReproOfAnORTFinding(t *testing.T) {
+	if _, err := ort.Find(os.Getenv("RXEQ_ORT_LIB")); err != nil {
+		if os.Getenv("RXEQ_REQUIRE_ORT") != "" {
+			t.Fatal(err)
+		}
+		t.Skip(err)
+	}
+	src := []byte(`//rx:scenario maximum-signed-zero
+//rx:batches 2
+//rx:input x const(0.0)
+package s
+
+func f(x [B][4]float32) (y [B][4]float32) {
+	y = 1.0 / Maximum(x, -x)
+	return
+}
+`)
+	c := &Campaign{}
+	for _, e := range []executor.Name{executor.ONNXRuntime, executor.ONNXRuntimeNoOpt} {
+		name, b := c.reproFile(src, Finding{Kind: KindMismatch, Executor: e, Func: "f", Batch: 2})
+		if b == nil || name != "repro.py" {
+			t.Fatalf("no repro.py for an %s finding: %q", e, name)
+		}
+		path := filepath.Join(t.TempDir(), name)
+		if err := os.WriteFile(path, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		out, err := exec.Command("/usr/bin/python3", "-B", path).CombinedOutput()
+		ee, ok := err.(*exec.ExitError)
+		if !ok || ee.ExitCode() != 1 || !strings.Contains(string(out), "want inf (0x7ff0000000000000) got -inf (0xff800000)") {
+			t.Fatalf("%s's repro.py: %v\n%s", e, err, out)
+		}
 	}
 }

@@ -30,6 +30,31 @@ var _ = Describe("the ONNX Runtime executors", Label("e2e"), func() {
 		Expect(errOut).To(ContainSubstring("onnxruntime-noopt: ONNX Runtime unavailable"))
 	})
 
+	// ../../ledger/programs/ort-divmulfusion-rem.rx: DivMulFusion makes the
+	// int64 remainder of 1 by 3 zero under onnxruntime only.
+	It("write a repro_onnxruntime.py beside the .npy files of an expected failure, which exits 1", func() {
+		if _, err := ort.Find(os.Getenv(builtin.EnvORTLib)); err != nil {
+			if os.Getenv("RXEQ_REQUIRE_ORT") != "" {
+				Fail(err.Error())
+			}
+			Skip(err.Error())
+		}
+		dir := GinkgoT().TempDir()
+		code, stdout, stderr := rxeq("run", "--backend", "oracle,onnxruntime,onnxruntime-noopt", "--dump", dir, "../../ledger/programs/ort-divmulfusion-rem.rx")
+		Expect(code).To(Equal(exitOK), stdout+stderr)
+		Expect(stdout).To(ContainSubstring("XFAIL ort-divmulfusion-rem/f/b1/onnxruntime"))
+		caseDir := filepath.Join(dir, "ort-divmulfusion-rem", "f", "b1")
+		Expect(filepath.Join(caseDir, "repro_onnxruntime-noopt.py")).NotTo(BeAnExistingFile(), "the case passed")
+		repro := filepath.Join(caseDir, "repro_onnxruntime.py")
+		Expect(repro).To(BeAnExistingFile())
+		out, err := exec.Command("/usr/bin/python3", "-B", repro).CombinedOutput()
+		var ee *exec.ExitError
+		Expect(errors.As(err, &ee)).To(BeTrue(), string(out))
+		Expect(ee.ExitCode()).To(Equal(1), string(out))
+		Expect(string(out)).To(ContainSubstring("r: 1 / 1 mismatched; first:\n    [] want 1 (1) got 0 (0)"))
+		Expect(string(out)).To(ContainSubstring("REPRODUCED"))
+	})
+
 	It("with the library: run the reference scenario and name ONNX Runtime in the report", func() {
 		if _, err := ort.Find(os.Getenv(builtin.EnvORTLib)); err != nil {
 			if os.Getenv("RXEQ_REQUIRE_ORT") != "" {

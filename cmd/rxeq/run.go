@@ -21,6 +21,7 @@ import (
 	"github.com/rextio/rxeq/harness"
 	"github.com/rextio/rxeq/jsexport"
 	"github.com/rextio/rxeq/native"
+	"github.com/rextio/rxeq/onnx/ortrepro"
 	"github.com/rextio/rxeq/program"
 	"github.com/rextio/rxeq/pyexport"
 	"github.com/rextio/rxeq/reports"
@@ -278,7 +279,8 @@ func (rf runFlags) options() (harness.Options, error) {
 }
 
 // reproFiles writes a repro.py (pyexport.Repro) for each generated-code
-// executor (pytorch, torchscript, numpy), or a repro.js (jsexport.Repro)
+// executor (pytorch, torchscript, numpy), a repro.py of ortrepro.Repro
+// for onnxruntime and onnxruntime-noopt, or a repro.js (jsexport.Repro)
 // for tfjs-cpu and tfjs-wasm, whose case of group g failed, errored or
 // failed as the ledger expects (xfail: a known discrepancy's reproducer
 // is what goes upstream): repro_EXECUTOR.py or repro_EXECUTOR.js, beside
@@ -291,7 +293,7 @@ func reproFiles(res *harness.Result, g harness.GroupTensors, files []*program.Fi
 			continue
 		}
 		_, py := pyexport.FormatOf(c.Executor)
-		if !py && !jsexport.IsExecutor(c.Executor) {
+		if !py && !jsexport.IsExecutor(c.Executor) && !ortrepro.IsExecutor(c.Executor) {
 			continue
 		}
 		i := slices.IndexFunc(files, func(f *program.File) bool { return f.ScenarioName() == c.Scenario })
@@ -303,14 +305,25 @@ func reproFiles(res *harness.Result, g harness.GroupTensors, files []*program.Fi
 			continue
 		}
 		o := pyexport.ReproOptions{Executor: c.Executor, Func: c.Function, Inputs: g.Inputs, Source: files[i].Name, Version: version}
+		signed := false
 		for _, t := range c.Tolerances {
 			o.RTol, o.ATol = max(o.RTol, t.RTol), max(o.ATol, t.ATol)
+			signed = signed || t.SignedZeros
 		}
 		name := "repro_" + string(c.Executor) + ".py"
 		var b []byte
-		if py {
+		switch {
+		case py:
 			b, err = pyexport.Repro(p, o)
-		} else {
+		case ortrepro.IsExecutor(c.Executor):
+			// An error may be a crash that does not come every time: a
+			// few runs before the script says it is gone.
+			attempts := 1
+			if c.Status == harness.StatusError {
+				attempts = 3
+			}
+			b, err = ortrepro.Repro(p, ortrepro.Options{Options: o, Tolerances: c.Tolerances, SignedZeros: signed, Attempts: attempts})
+		default:
 			name = "repro_" + string(c.Executor) + ".js"
 			b, err = jsexport.Repro(p, jsexport.ReproOptions{Executor: c.Executor, Func: c.Function, Inputs: g.Inputs,
 				RTol: o.RTol, ATol: o.ATol, Source: o.Source, Version: o.Version})
