@@ -87,6 +87,23 @@ var _ = Describe("a hostile external executor", func() {
 		Expect(out.Outputs).To(HaveKey("probs"))
 	})
 
+	It("times out a call the executor never answers at the call's deadline, and the next call passes on a new process", func() {
+		pr := tinyPrepared(fakeWith("hang", "sq", "", 300*time.Millisecond))
+		ctx, cancel := context.WithCancel(ctx) // a context that can end, as the harness's
+		defer cancel()
+		began := time.Now()
+		_, err := pr.Run(ctx, "sq", tinyInputs("sq", 4))
+		Expect(time.Since(began)).To(BeNumerically("<", 3*time.Second))
+		Expect(err).To(MatchError(external.ErrTimedOut))
+		Expect(err).To(MatchError(executor.ErrTimedOut))
+		Expect(err.Error()).To(ContainSubstring("fake gave no answer within 300ms while waiting for the result of sq (killed)"))
+		for range 3 {
+			out, err := pr.Run(ctx, "lin", tinyInputs("lin", 4))
+			Expect(err).NotTo(HaveOccurred())
+			Expect(out.Outputs).To(HaveKey("probs"))
+		}
+	})
+
 	It("quotes a shape of millions of dimensions in a few words", func() {
 		pr := tinyPrepared(fakeWith("manydims", "sq", "", 0))
 		_, err := pr.Run(ctx, "sq", tinyInputs("sq", 4))
