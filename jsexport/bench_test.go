@@ -3,6 +3,7 @@ package jsexport_test
 import (
 	"context"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"os/exec"
@@ -153,4 +154,92 @@ ready.then(() => {
 		b.Fatalf("node printed %q", out)
 	}
 	return v
+}
+
+// BenchmarkPipeFloor measures the floor under any out-of-process
+// executor in node: a round trip over a pair of pipes between this
+// process (Go's poller, as rxeq's supervisor reads and writes them) and
+// a node script that reads a request of a known size with fs.readSync
+// and answers with fs.writeSync (as serve.js does), with no framing, no
+// JSON, no TF.js and no checksums. "4B" sends 4 bytes each way; "score_linear/B=128"
+// sends as many bytes as a run of score_linear at B = 128 carries (its
+// inputs: 17448 bytes) and answers with as many as its result carries (its outputs:
+// 9216 bytes), the frames' headers left out. Metrics: ns/call (the mean)
+// and min-ns/call (the fastest), to set against BenchmarkTFJS's
+// min-ns/call and tfjs-min-ns/call.
+//
+//	go test ./jsexport -run '^$' -bench PipeFloor -benchtime 2000x
+func BenchmarkPipeFloor(b *testing.B) {
+	if _, err := exec.LookPath("node"); err != nil {
+		b.Skip("node is not installed")
+	}
+	const script = `'use strict';
+const fs = require('fs');
+const req = Number(process.argv[1]), resp = Number(process.argv[2]);
+const inb = Buffer.alloc(req), outb = Buffer.alloc(resp, 7);
+for (;;) {
+  let got = 0;
+  while (got < req) {
+    const k = fs.readSync(0, inb, got, req - got, null);
+    if (k === 0) process.exit(0);
+    got += k;
+  }
+  let off = 0;
+  while (off < resp) off += fs.writeSync(1, outb, off, resp - off);
+}
+`
+	for _, c := range []struct {
+		name      string
+		req, resp int
+	}{
+		{"4B", 4, 4},
+		// x [128][32], w [32][8], b [8] float32 in; logits and probs
+		// [128][8] float32 and classes [128] int64 out.
+		{"score_linear/B=128", 4 * (128*32 + 32*8 + 8), 4*2*128*8 + 8*128},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			inR, inW, err := os.Pipe()
+			if err != nil {
+				b.Fatal(err)
+			}
+			outR, outW, err := os.Pipe()
+			if err != nil {
+				b.Fatal(err)
+			}
+			cmd := exec.Command("node", "-e", script, strconv.Itoa(c.req), strconv.Itoa(c.resp))
+			cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, os.Stderr
+			if err := cmd.Start(); err != nil {
+				b.Fatal(err)
+			}
+			inR.Close()
+			outW.Close()
+			defer func() {
+				inW.Close()
+				_ = cmd.Wait()
+				outR.Close()
+			}()
+			req, resp := make([]byte, c.req), make([]byte, c.resp)
+			once := func() {
+				if _, err := inW.Write(req); err != nil {
+					b.Fatal(err)
+				}
+				if _, err := io.ReadFull(outR, resp); err != nil {
+					b.Fatal(err)
+				}
+			}
+			for range 50 {
+				once() // node's start and JIT
+			}
+			fastest := time.Duration(math.MaxInt64)
+			b.ResetTimer()
+			for b.Loop() {
+				t0 := time.Now()
+				once()
+				fastest = min(fastest, time.Since(t0))
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N), "ns/call")
+			b.ReportMetric(float64(fastest.Nanoseconds()), "min-ns/call")
+			b.ReportMetric(0, "ns/op")
+		})
+	}
 }
