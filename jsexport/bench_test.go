@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -27,10 +28,12 @@ import (
 // checks) and min-ns/call, its fastest call; tfjs-min-ns/call, the
 // fastest of the same calls measured inside node by a standalone script
 // (the exported function with its inputs as tensors already, its outputs
-// read with dataSync): the time TF.js itself spends; and overhead-%, how
-// much more the executor's fastest call costs than TF.js's. Fastest
-// calls, not means, because on a shared machine the means move with the
-// load by more than the overhead.
+// read with dataSync): the time TF.js itself spends; overhead-%, how
+// much more the executor's fastest call costs than TF.js's; and
+// rxeq-cpu-ns/call, the CPU time (user and system) of this process per
+// call, rxeq's side alone (node's is not in it), which the load moves
+// much less. Fastest calls, not means, because on a shared machine the
+// means move with the load by more than the overhead.
 //
 //	go test ./jsexport -run '^$' -bench TFJS -benchtime 200x
 func BenchmarkTFJS(b *testing.B) {
@@ -73,6 +76,7 @@ func BenchmarkTFJS(b *testing.B) {
 						b.Fatal(err)
 					}
 					fastest := time.Duration(math.MaxInt64)
+					cpu0 := cpuTime()
 					for b.Loop() {
 						t0 := time.Now()
 						if _, err := pr.Run(context.Background(), fn.Name, in); err != nil {
@@ -80,8 +84,10 @@ func BenchmarkTFJS(b *testing.B) {
 						}
 						fastest = min(fastest, time.Since(t0))
 					}
+					cpu := cpuTime() - cpu0
 					ns := float64(b.Elapsed().Nanoseconds()) / float64(b.N)
 					b.ReportMetric(ns/float64(batch), "ns/row")
+					b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N), "rxeq-cpu-ns/call")
 					b.ReportMetric(float64(fastest.Nanoseconds()), "min-ns/call")
 					inner := inNode(b, dir, name, string(m.Source), p.Func(fn.Name), in, max(b.N, 20))
 					b.ReportMetric(inner, "tfjs-min-ns/call")
@@ -242,4 +248,11 @@ for (;;) {
 			b.ReportMetric(0, "ns/op")
 		})
 	}
+}
+
+// cpuTime returns the user and system CPU time this process has used.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
