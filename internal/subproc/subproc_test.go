@@ -164,10 +164,12 @@ var _ = Describe("a supervised process", func() {
 
 	It("leaves no deadline behind: a later call without a timeout waits as long as it takes", func() {
 		c := start("echo", subproc.Config{})
-		got, err := c.call(context.Background(), 100*time.Millisecond, "first")
+		_, err := c.call(context.Background(), 30*time.Second, "warm-up") // the child's start, however loaded the machine
+		Expect(err).NotTo(HaveOccurred())
+		got, err := c.call(context.Background(), 500*time.Millisecond, "first")
 		Expect(err).NotTo(HaveOccurred())
 		Expect(got).To(Equal("first"))
-		time.Sleep(200 * time.Millisecond) // past the first call's deadline
+		time.Sleep(600 * time.Millisecond) // past the first call's deadline
 		got, err = c.call(context.Background(), 0, "second")
 		Expect(err).NotTo(HaveOccurred())
 		Expect(got).To(Equal("second"))
@@ -178,14 +180,14 @@ var _ = Describe("a supervised process", func() {
 		Expect(got).To(Equal("third"))
 		time.Sleep(50 * time.Millisecond)
 		Expect(c.Alive()).To(BeTrue(), "the end of a call's context after the call kills nothing")
-		got, err = c.call(context.Background(), time.Second, "fourth")
+		got, err = c.call(context.Background(), 30*time.Second, "fourth")
 		Expect(err).NotTo(HaveOccurred())
 		Expect(got).To(Equal("fourth"))
 	})
 
 	It("says whether its last read left the pipe empty", func() {
 		c := start("echo", subproc.Config{})
-		_, err := c.call(context.Background(), time.Second, "hi")
+		_, err := c.call(context.Background(), 30*time.Second, "hi")
 		Expect(err).NotTo(HaveOccurred())
 		Expect(c.Drained()).To(BeTrue(), "a 6-byte answer read into a 4 KiB buffer")
 		Expect(c.Pending()).To(Equal(0))
