@@ -689,18 +689,23 @@ func checkOutputs(name string, pf *program.Func, env map[string]int64, m *inMsg)
 	}
 	for _, r := range pf.Results {
 		want := ir.Concrete(r.Type.Shape, env)
-		wantType := fmt.Sprintf("%s %v", r.Type.DType, want)
-		if hasSym(r.Type) {
-			wantType += fmt.Sprintf(" (%s with %s)", r.Type, bindings(r.Type, env))
+		// wantType is only for a problem's text: a result that is right
+		// (every one, almost always) costs no formatting.
+		wantType := func() string {
+			s := fmt.Sprintf("%s %v", r.Type.DType, want)
+			if hasSym(r.Type) {
+				s += fmt.Sprintf(" (%s with %s)", r.Type, bindings(r.Type, env))
+			}
+			return s
 		}
 		i, ok := got[r.Name]
 		if !ok {
-			problems = append(problems, fmt.Sprintf("no output %s (want %s)", r.Name, wantType))
+			problems = append(problems, fmt.Sprintf("no output %s (want %s)", r.Name, wantType()))
 			continue
 		}
 		wt, t := m.Tensors[i], m.decoded[i]
 		if wt.DType != r.Type.DType.String() || !slices.Equal(wt.Shape, want) {
-			problems = append(problems, fmt.Sprintf("output %s is %s %s, want %s", r.Name, wt.DType, shapeText(wt.Shape), wantType))
+			problems = append(problems, fmt.Sprintf("output %s is %s %s, want %s", r.Name, wt.DType, shapeText(wt.Shape), wantType()))
 			continue
 		}
 		outs[r.Name] = t

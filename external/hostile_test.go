@@ -87,6 +87,32 @@ var _ = Describe("a hostile external executor", func() {
 		Expect(out.Outputs).To(HaveKey("probs"))
 	})
 
+	It("times out a call the executor never answers at the call's deadline, and the next call passes on a new process", func() {
+		self, err := os.Executable()
+		Expect(err).NotTo(HaveOccurred())
+		e, err := external.New(external.Options{Name: "fake", Command: []string{self},
+			Env:     []string{external.FakeExecutorEnv + "=hang", external.FakeBadFuncEnv + "=sq"},
+			Timeout: 2 * time.Second, StartTimeout: 30 * time.Second}) // starts are not the call's, however loaded the machine
+		Expect(err).NotTo(HaveOccurred())
+		DeferCleanup(e.Close)
+		pr := tinyPrepared(e)
+		ctx, cancel := context.WithCancel(ctx) // a context that can end, as the harness's
+		defer cancel()
+		Expect(pr.(executor.Readier).Ready(ctx, "sq")).To(Succeed()) // the process runs, its program prepared
+		began := time.Now()
+		_, err = pr.Run(ctx, "sq", tinyInputs("sq", 4))
+		Expect(time.Since(began)).To(BeNumerically("<", 10*time.Second))
+		Expect(err).To(MatchError(external.ErrTimedOut))
+		Expect(err).To(MatchError(executor.ErrTimedOut))
+		Expect(err.Error()).To(ContainSubstring("fake gave no answer within 2s while waiting for the result of sq (killed)"))
+		for range 3 {
+			Expect(pr.(executor.Readier).Ready(ctx, "lin")).To(Succeed()) // a new process, as the harness starts it before a case's clock
+			out, err := pr.Run(ctx, "lin", tinyInputs("lin", 4))
+			Expect(err).NotTo(HaveOccurred())
+			Expect(out.Outputs).To(HaveKey("probs"))
+		}
+	})
+
 	It("quotes a shape of millions of dimensions in a few words", func() {
 		pr := tinyPrepared(fakeWith("manydims", "sq", "", 0))
 		_, err := pr.Run(ctx, "sq", tinyInputs("sq", 4))

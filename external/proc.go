@@ -95,10 +95,13 @@ func (p *extProc) stop(grace time.Duration) {
 }
 
 // stray returns a protocol violation when bytes follow the answer just
-// read, in the reader's buffer or in the pipe.
+// read, in the reader's buffer or in the pipe. The pipe is asked
+// (FIONREAD) only when the last read filled what it asked for: a short
+// read found the pipe empty, so whatever the executor wrote with its
+// answer is in the buffer.
 func (p *extProc) stray(what string) error {
 	n := p.br.Buffered()
-	if n == 0 && p.Pending() == 0 {
+	if n == 0 && (p.Drained() || p.Pending() == 0) {
 		return nil
 	}
 	more, _ := p.br.Peek(min(n, 60))

@@ -327,12 +327,18 @@ func readFrame(r *bufio.Reader, maxPayload int64, want map[string]wantTensor) (*
 		return nil, err
 	}
 	m := inMsg{raw: h}
-	dec := json.NewDecoder(bytes.NewReader(h))
-	if err := dec.Decode(&m); err != nil {
+	if err := json.Unmarshal(h, &m); err != nil {
+		// Said as a decoder sees it: one value that is not JSON, or
+		// more than one.
+		m = inMsg{raw: h}
+		dec := json.NewDecoder(bytes.NewReader(h))
+		if err := dec.Decode(&m); err != nil {
+			return nil, violation("garbage on stdout: the header after length %d is not a JSON message (%v): %s", size, err, quoteBytes(h))
+		}
+		if dec.More() {
+			return nil, violation("garbage on stdout: the %d-byte header holds more than one JSON value: %s", size, quoteBytes(h))
+		}
 		return nil, violation("garbage on stdout: the header after length %d is not a JSON message (%v): %s", size, err, quoteBytes(h))
-	}
-	if dec.More() {
-		return nil, violation("garbage on stdout: the %d-byte header holds more than one JSON value: %s", size, quoteBytes(h))
 	}
 	if m.Type == "" {
 		return nil, violation("a message without a \"type\": %s", quoteBytes(h))

@@ -3,12 +3,14 @@ package jsexport_test
 import (
 	"context"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -26,10 +28,12 @@ import (
 // checks) and min-ns/call, its fastest call; tfjs-min-ns/call, the
 // fastest of the same calls measured inside node by a standalone script
 // (the exported function with its inputs as tensors already, its outputs
-// read with dataSync): the time TF.js itself spends; and overhead-%, how
-// much more the executor's fastest call costs than TF.js's. Fastest
-// calls, not means, because on a shared machine the means move with the
-// load by more than the overhead.
+// read with dataSync): the time TF.js itself spends; overhead-%, how
+// much more the executor's fastest call costs than TF.js's; and
+// rxeq-cpu-ns/call, the CPU time (user and system) of this process per
+// call, rxeq's side alone (node's is not in it), which the load moves
+// much less. Fastest calls, not means, because on a shared machine the
+// means move with the load by more than the overhead.
 //
 //	go test ./jsexport -run '^$' -bench TFJS -benchtime 200x
 func BenchmarkTFJS(b *testing.B) {
@@ -72,6 +76,7 @@ func BenchmarkTFJS(b *testing.B) {
 						b.Fatal(err)
 					}
 					fastest := time.Duration(math.MaxInt64)
+					cpu0 := cpuTime()
 					for b.Loop() {
 						t0 := time.Now()
 						if _, err := pr.Run(context.Background(), fn.Name, in); err != nil {
@@ -79,8 +84,10 @@ func BenchmarkTFJS(b *testing.B) {
 						}
 						fastest = min(fastest, time.Since(t0))
 					}
+					cpu := cpuTime() - cpu0
 					ns := float64(b.Elapsed().Nanoseconds()) / float64(b.N)
 					b.ReportMetric(ns/float64(batch), "ns/row")
+					b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N), "rxeq-cpu-ns/call")
 					b.ReportMetric(float64(fastest.Nanoseconds()), "min-ns/call")
 					inner := inNode(b, dir, name, string(m.Source), p.Func(fn.Name), in, max(b.N, 20))
 					b.ReportMetric(inner, "tfjs-min-ns/call")
@@ -153,4 +160,99 @@ ready.then(() => {
 		b.Fatalf("node printed %q", out)
 	}
 	return v
+}
+
+// BenchmarkPipeFloor measures the floor under any out-of-process
+// executor in node: a round trip over a pair of pipes between this
+// process (Go's poller, as rxeq's supervisor reads and writes them) and
+// a node script that reads a request of a known size with fs.readSync
+// and answers with fs.writeSync (as serve.js does), with no framing, no
+// JSON, no TF.js and no checksums. "4B" sends 4 bytes each way; "score_linear/B=128"
+// sends as many bytes as a run of score_linear at B = 128 carries (its
+// inputs: 17448 bytes) and answers with as many as its result carries (its outputs:
+// 9216 bytes), the frames' headers left out. Metrics: ns/call (the mean)
+// and min-ns/call (the fastest), to set against BenchmarkTFJS's
+// min-ns/call and tfjs-min-ns/call.
+//
+//	go test ./jsexport -run '^$' -bench PipeFloor -benchtime 2000x
+func BenchmarkPipeFloor(b *testing.B) {
+	if _, err := exec.LookPath("node"); err != nil {
+		b.Skip("node is not installed")
+	}
+	const script = `'use strict';
+const fs = require('fs');
+const req = Number(process.argv[1]), resp = Number(process.argv[2]);
+const inb = Buffer.alloc(req), outb = Buffer.alloc(resp, 7);
+for (;;) {
+  let got = 0;
+  while (got < req) {
+    const k = fs.readSync(0, inb, got, req - got, null);
+    if (k === 0) process.exit(0);
+    got += k;
+  }
+  let off = 0;
+  while (off < resp) off += fs.writeSync(1, outb, off, resp - off);
+}
+`
+	for _, c := range []struct {
+		name      string
+		req, resp int
+	}{
+		{"4B", 4, 4},
+		// x [128][32], w [32][8], b [8] float32 in; logits and probs
+		// [128][8] float32 and classes [128] int64 out.
+		{"score_linear/B=128", 4 * (128*32 + 32*8 + 8), 4*2*128*8 + 8*128},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			inR, inW, err := os.Pipe()
+			if err != nil {
+				b.Fatal(err)
+			}
+			outR, outW, err := os.Pipe()
+			if err != nil {
+				b.Fatal(err)
+			}
+			cmd := exec.Command("node", "-e", script, strconv.Itoa(c.req), strconv.Itoa(c.resp))
+			cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, os.Stderr
+			if err := cmd.Start(); err != nil {
+				b.Fatal(err)
+			}
+			inR.Close()
+			outW.Close()
+			defer func() {
+				inW.Close()
+				_ = cmd.Wait()
+				outR.Close()
+			}()
+			req, resp := make([]byte, c.req), make([]byte, c.resp)
+			once := func() {
+				if _, err := inW.Write(req); err != nil {
+					b.Fatal(err)
+				}
+				if _, err := io.ReadFull(outR, resp); err != nil {
+					b.Fatal(err)
+				}
+			}
+			for range 50 {
+				once() // node's start and JIT
+			}
+			fastest := time.Duration(math.MaxInt64)
+			b.ResetTimer()
+			for b.Loop() {
+				t0 := time.Now()
+				once()
+				fastest = min(fastest, time.Since(t0))
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N), "ns/call")
+			b.ReportMetric(float64(fastest.Nanoseconds()), "min-ns/call")
+			b.ReportMetric(0, "ns/op")
+		})
+	}
+}
+
+// cpuTime returns the user and system CPU time this process has used.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

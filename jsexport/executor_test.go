@@ -302,6 +302,33 @@ func g(x [B]float32, d int64) (y [B]float32) {
 		}
 	})
 
+	It("carry every byte of inputs larger than serve.js's 64 KiB read buffer, and of small ones between them", func() {
+		needTFJS()
+		src := `package big
+
+func scaled(x [B][32]float32, k int64, z [B]float32) (y [B][32]float32, w [B]float32) {
+	y = x * 1.0
+	w = z + 0.0
+	if k == 2 {
+		y = x * 2.0
+	}
+	return
+}
+`
+		f, p := parse("big.rx", src)
+		prs := prepareBoth(f, p)
+		for _, batch := range []int{4096, 1, 700, 2049, 3, 512} {
+			x := tensor.Generate(tensor.Dist{Kind: tensor.Normal, A: 0, B: 1}, uint64(batch), batch, 32)
+			z := tensor.Generate(tensor.Dist{Kind: tensor.Uniform, A: 1, B: 2}, uint64(batch)+1, batch)
+			for i, pr := range prs {
+				out, err := pr.Run(context.Background(), "scaled", map[string]*tensor.Tensor{"x": x, "k": tensor.Scalar(1), "z": z})
+				Expect(err).NotTo(HaveOccurred(), "%s B=%d", both[i], batch)
+				Expect(out.Outputs["y"].F32).To(Equal(x.F32), "%s B=%d", both[i], batch)
+				Expect(out.Outputs["w"].F32).To(Equal(z.F32), "%s B=%d", both[i], batch)
+			}
+		}
+	})
+
 	It("leave tf.memory().numTensors as it was after a thousand calls (serve.js fails a call that leaks)", func() {
 		needTFJS()
 		f, p := load("../scenarios/reference.rx")

@@ -40,33 +40,61 @@ for (const k of ['log', 'info', 'warn', 'debug']) {
 }
 process.stdout.write = process.stderr.write.bind(process.stderr);
 
-// readExact reads n bytes; at the end of input before the first byte it
-// returns null when eofOK (between messages), else it throws.
-function readExact(n, eofOK) {
-  const buf = new Uint8Array(n);
-  let got = 0;
-  while (got < n) {
-    let k;
+// inBuf holds bytes read from fd 0 and not consumed yet, inBuf[inStart,
+// inEnd): one readSync takes whatever the pipe holds, so a request (its
+// length, header and tensors, all in rxeq's one write) costs one system
+// call, not one per part.
+const inBuf = Buffer.allocUnsafe(1 << 16);
+let inStart = 0;
+let inEnd = 0;
+
+// readSome reads what fd 0 holds into buf at off (at most n bytes),
+// waiting for the first byte; 0 is the end of input.
+function readSome(buf, off, n) {
+  for (;;) {
     try {
-      k = fs.readSync(0, buf, got, n - got, null);
+      return fs.readSync(0, buf, off, n, null);
     } catch (e) {
       if (e.code === 'EAGAIN') {
         Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1);
         continue;
       }
       if (e.code === 'EOF') {
-        k = 0;
-      } else {
-        throw e;
+        return 0;
       }
+      throw e;
     }
+  }
+}
+
+// readExact reads n bytes into a new array (its own memory: a tensor's
+// bytes outlive the next read); at the end of input before the first
+// byte it returns null when eofOK (between messages), else it throws.
+// What inBuf holds is taken first; a remainder of inBuf's size or more
+// is read straight into the result, a smaller one through inBuf.
+function readExact(n, eofOK) {
+  const buf = new Uint8Array(n);
+  let got = Math.min(n, inEnd - inStart);
+  buf.set(inBuf.subarray(inStart, inStart + got));
+  inStart += got;
+  while (got < n) {
+    const direct = n - got >= inBuf.length;
+    const k = direct ? readSome(buf, got, n - got) : readSome(inBuf, 0, inBuf.length);
     if (k === 0) {
       if (got === 0 && eofOK) {
         return null;
       }
       throw new Error('rxeq closed the pipe in the middle of a message');
     }
-    got += k;
+    if (direct) {
+      got += k;
+      continue;
+    }
+    const take = Math.min(k, n - got);
+    buf.set(inBuf.subarray(0, take), got);
+    got += take;
+    inStart = take;
+    inEnd = k;
   }
   return buf;
 }

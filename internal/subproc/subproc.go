@@ -71,8 +71,12 @@ type Config struct {
 type Process struct {
 	cfg    Config
 	cmd    *exec.Cmd
-	stdin  *os.File // the parent's write end
-	stdout *os.File // the parent's read end
+	stdin  *os.File   // the parent's write end
+	stdout *os.File   // the parent's read end
+	in     pipeWriter // stdin, as Stdin gives it
+	out    pipeReader // stdout, as Stdout gives it
+	inRaw  syscall.RawConn
+	outRaw syscall.RawConn
 	stderr *Tail
 	done   chan struct{} // closed once the process is reaped
 	state  *os.ProcessState
@@ -141,6 +145,9 @@ func Start(cfg Config) (*Process, error) {
 	growPipe(inW)
 	growPipe(outR)
 	p := &Process{cfg: cfg, stdin: inW, stdout: outR, stderr: NewTail(4096, cfg.GoChild), done: make(chan struct{})}
+	p.in.f, p.out.f = inW, outR
+	p.inRaw, _ = inW.SyscallConn() // never fails for an *os.File
+	p.outRaw, _ = outR.SyscallConn()
 	p.cmd = exec.Command(argv[0], argv[1:]...)
 	p.cmd.Env = os.Environ()
 	if cfg.GoChild && os.Getenv("GOTRACEBACK") == "" {
@@ -188,10 +195,10 @@ func newToken() string {
 }
 
 // Stdin is the process's stdin, for the send funcs of Exchange.
-func (p *Process) Stdin() io.Writer { return p.stdin }
+func (p *Process) Stdin() io.Writer { return &p.in }
 
 // Stdout is the process's stdout, for the receive funcs of Exchange.
-func (p *Process) Stdout() io.Reader { return p.stdout }
+func (p *Process) Stdout() io.Reader { return &p.out }
 
 // Pid is the process's id (and its group's).
 func (p *Process) Pid() int { return p.cmd.Process.Pid }
@@ -225,38 +232,89 @@ func (p *Process) Alive() bool {
 //     process did not exit after a failed read or write;
 //   - "NAME killed [while waiting for WHILE]: " and ctx.Err(), wrapped,
 //     when ctx ended first.
+//
+// send and receive run on the calling goroutine: the timeout is a read
+// and a write deadline on the pipes (Go's poller ends a blocked read or
+// write when it passes, without a goroutine or a timer of Exchange's),
+// and the end of ctx kills the process (context.AfterFunc), which closes
+// the pipes under a blocked read or write. A call costs no goroutine, no
+// channel and no timer of its own.
 func (p *Process) Exchange(ctx context.Context, timeout time.Duration, while string, send, receive func() error) error {
-	errc := make(chan error, 1)
-	go func() {
-		if send != nil {
-			if err := send(); err != nil {
-				errc <- err
-				return
-			}
-		}
-		errc <- receive()
-	}()
-	var timer <-chan time.Time
-	if timeout > 0 {
-		t := time.NewTimer(timeout)
-		defer t.Stop()
-		timer = t.C
-	}
-	select {
-	case err := <-errc:
-		if err == nil {
-			return nil
-		}
-		return p.failure(while, err, send != nil)
-	case <-ctx.Done():
+	if ctx.Err() != nil {
 		p.Kill()
-		<-errc
 		return fmt.Errorf("%s killed%s: %w", p.who(), waiting(while), ctx.Err())
-	case <-timer:
+	}
+	p.in.expired, p.out.expired = false, false
+	if timeout > 0 {
+		deadline := time.Now().Add(timeout)
+		_ = p.stdin.SetWriteDeadline(deadline)
+		_ = p.stdout.SetReadDeadline(deadline)
+	}
+	var stop func() bool
+	if ctx.Done() != nil {
+		stop = context.AfterFunc(ctx, p.Kill)
+	}
+	var err error
+	if send != nil {
+		err = send()
+	}
+	if err == nil {
+		err = receive()
+	}
+	if stop != nil && !stop() {
+		// ctx ended: its Kill has run or runs now; wait for it.
 		p.Kill()
-		<-errc
+		return fmt.Errorf("%s killed%s: %w", p.who(), waiting(while), ctx.Err())
+	}
+	if timeout > 0 {
+		// No deadline outside an exchange (a release message, the
+		// close); on closed pipes these fail, which changes nothing.
+		_ = p.stdin.SetWriteDeadline(time.Time{})
+		_ = p.stdout.SetReadDeadline(time.Time{})
+	}
+	if err == nil {
+		return nil
+	}
+	if p.in.expired || p.out.expired {
+		// The deadline passed under a read or a write, whatever the
+		// codec made of the error.
+		p.Kill()
 		return p.processError(p.cfg.TimedOut, while, func(e *executor.ProcessError) { e.Timeout = timeout })
 	}
+	return p.failure(while, err, send != nil)
+}
+
+// pipeReader is the parent's end of the process's stdout as Exchange's
+// receive funcs read it: it notes a read that the deadline ended, and
+// whether the last read left the pipe empty.
+type pipeReader struct {
+	f       *os.File
+	expired bool // a read ended at the deadline
+	short   bool // the last read returned fewer bytes than asked for
+}
+
+func (r *pipeReader) Read(b []byte) (int, error) {
+	n, err := r.f.Read(b)
+	r.short = err == nil && n < len(b)
+	if err != nil && errors.Is(err, os.ErrDeadlineExceeded) {
+		r.expired = true
+	}
+	return n, err
+}
+
+// pipeWriter is the parent's end of the process's stdin as Exchange's
+// send funcs write it: it notes a write that the deadline ended.
+type pipeWriter struct {
+	f       *os.File
+	expired bool
+}
+
+func (w *pipeWriter) Write(b []byte) (int, error) {
+	n, err := w.f.Write(b)
+	if err != nil && errors.Is(err, os.ErrDeadlineExceeded) {
+		w.expired = true
+	}
+	return n, err
 }
 
 // who names the process in texts: "native worker", or an external
@@ -286,7 +344,7 @@ func (p *Process) failure(while string, ioErr error, sent bool) error {
 	if !errors.Is(ioErr, executor.ErrProtocol) {
 		select {
 		case <-p.done:
-			undelivered := sent && (errors.Is(ioErr, syscall.EPIPE) || unread(p.stdin) > 0)
+			undelivered := sent && (errors.Is(ioErr, syscall.EPIPE) || unread(p.inRaw) > 0)
 			p.Kill() // close our pipe ends
 			err := p.processError(p.cfg.Crashed, while, p.exit)
 			if undelivered {
@@ -320,7 +378,16 @@ func (e *undeliveredError) Unwrap() []error { return []error{e.error, ErrUndeliv
 // Pending returns how many bytes the process has written to its stdout
 // that the parent has not read yet (as far as the system can tell: 0
 // outside Linux). Bytes buffered by the caller's reader are not counted.
-func (p *Process) Pending() int { return unread(p.stdout) }
+// It costs a system call.
+func (p *Process) Pending() int { return unread(p.outRaw) }
+
+// Drained reports whether the last read from Stdout returned fewer bytes
+// than it asked for: the pipe was empty then, so every byte the process
+// had written by that read is in the caller's hands (its reader's
+// buffer). A caller that checks for bytes after a message can skip
+// Pending when its last read was short: bytes written later came after
+// the message as much as after a Pending call would have.
+func (p *Process) Drained() bool { return p.out.short }
 
 // processError returns a ProcessError of kind, filled in by set.
 func (p *Process) processError(kind error, while string, set func(*executor.ProcessError)) error {

@@ -138,6 +138,61 @@ var _ = Describe("a supervised process", func() {
 		Expect(c.Alive()).To(BeFalse())
 	})
 
+	It("times out a write the process does not read, on the calling goroutine, and kills it", func() {
+		c := start("hang", subproc.Config{})
+		big := strings.Repeat("x", 4<<20) // more than the pipe (1 MiB) and the child's line buffer hold
+		began := time.Now()
+		_, err := c.call(context.Background(), 300*time.Millisecond, big)
+		Expect(time.Since(began)).To(BeNumerically("<", 3*time.Second))
+		Expect(err).To(MatchError(executor.ErrTimedOut))
+		Expect(err.Error()).To(Equal("t timed out after 300ms"))
+		Expect(c.Alive()).To(BeFalse())
+	})
+
+	It("takes a read that the deadline ended for a timeout, whatever the codec made of the error", func() {
+		c := start("hang", subproc.Config{})
+		err := c.Exchange(context.Background(), 200*time.Millisecond, "the answer to hi",
+			func() error { _, err := fmt.Fprintln(c.Stdin(), "hi"); return err },
+			func() error {
+				_, err := c.r.ReadString('\n')
+				return fmt.Errorf("my codec failed: %v", err) // the error's chain is lost
+			})
+		Expect(err).To(MatchError(executor.ErrTimedOut))
+		Expect(processError(err).Timeout).To(Equal(200 * time.Millisecond))
+		Expect(c.Alive()).To(BeFalse())
+	})
+
+	It("leaves no deadline behind: a later call without a timeout waits as long as it takes", func() {
+		c := start("echo", subproc.Config{})
+		_, err := c.call(context.Background(), 30*time.Second, "warm-up") // the child's start, however loaded the machine
+		Expect(err).NotTo(HaveOccurred())
+		got, err := c.call(context.Background(), 500*time.Millisecond, "first")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(got).To(Equal("first"))
+		time.Sleep(600 * time.Millisecond) // past the first call's deadline
+		got, err = c.call(context.Background(), 0, "second")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(got).To(Equal("second"))
+		ctx, cancel := context.WithCancel(context.Background())
+		got, err = c.call(ctx, 0, "third") // a context that can end, and does after the call
+		cancel()
+		Expect(err).NotTo(HaveOccurred())
+		Expect(got).To(Equal("third"))
+		time.Sleep(50 * time.Millisecond)
+		Expect(c.Alive()).To(BeTrue(), "the end of a call's context after the call kills nothing")
+		got, err = c.call(context.Background(), 30*time.Second, "fourth")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(got).To(Equal("fourth"))
+	})
+
+	It("says whether its last read left the pipe empty", func() {
+		c := start("echo", subproc.Config{})
+		_, err := c.call(context.Background(), 30*time.Second, "hi")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(c.Drained()).To(BeTrue(), "a 6-byte answer read into a 4 KiB buffer")
+		Expect(c.Pending()).To(Equal(0))
+	})
+
 	It("calls garbage a protocol violation, and kills the process", func() {
 		c := start("garbage", subproc.Config{})
 		_, err := c.call(context.Background(), 5*time.Second, "hi")

@@ -44,11 +44,11 @@ func growPipe(f *os.File) {
 	}
 }
 
-// unread returns how many bytes wait in the pipe of f (FIONREAD, which
+// unread returns how many bytes wait in the pipe of sc (FIONREAD, which
 // Linux answers on either end of a pipe); 0 when it cannot tell.
-func unread(f *os.File) int {
+func unread(sc syscall.RawConn) int {
 	n := 0
-	if sc, err := f.SyscallConn(); err == nil {
+	if sc != nil {
 		_ = sc.Control(func(fd uintptr) {
 			v, err := unix.IoctlGetInt(int(fd), unix.TIOCINQ) // FIONREAD
 			if err == nil {

@@ -25,7 +25,7 @@ func waitExited(int) bool { return false }
 func growPipe(*os.File) {}
 
 // unread cannot tell outside Linux.
-func unread(*os.File) int { return 0 }
+func unread(syscall.RawConn) int { return 0 }
 
 // guardProcAttr is sysProcAttr: without a parent-death signal, a Guard
 // kills its group only when it is sent SIGTERM.
