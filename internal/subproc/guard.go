@@ -24,6 +24,30 @@ func Guard(argv []string) []string {
 	return append([]string{"/bin/sh", "-c", guardScript, "rxeq-guard"}, argv...)
 }
 
+// watchScript is the shell program of a guard that also watches a pipe
+// (fd 3) whose write end only rxeq holds: a background reader gets EOF
+// when rxeq dies, whatever the guard shell is doing, and then SIGKILLs the
+// whole group. The parent-death signal alone has a race when the command
+// exits because rxeq died: the kernel closes a dying process's files
+// (the command's stdin: it reads EOF and exits, so the shell's wait
+// returns and the shell exits normally) before it signals its children,
+// and a shell that has exited runs no trap, so what the command started
+// would live on. The reader is in the group and dies with it when rxeq
+// kills the group after the shell exits.
+const watchScript = `trap 'kill -KILL 0' TERM HUP
+exec 4<&0
+{ read -r _ <&3; kill -KILL 0; } 4<&- &
+exec 3<&-
+"$@" <&4 4<&- &
+wait $!`
+
+// guardWatch is Guard with watchScript: the command's fd 3 must be the
+// read end of a pipe whose write end stays open in rxeq, and only there,
+// for as long as the process is wanted.
+func guardWatch(argv []string) []string {
+	return append([]string{"/bin/sh", "-c", watchScript, "rxeq-guard"}, argv...)
+}
+
 // GuardProcAttr is the SysProcAttr to start a Guard with: a process group
 // of its own, and on Linux SIGTERM when its parent dies.
 func GuardProcAttr() *syscall.SysProcAttr { return guardProcAttr() }

@@ -130,7 +130,7 @@ func Start(cfg Config) (*Process, error) {
 				return nil, err
 			}
 		}
-		argv = Guard(append([]string{path}, argv[1:]...))
+		argv = guardWatch(append([]string{path}, argv[1:]...))
 	}
 	inR, inW, err := os.Pipe()
 	if err != nil {
@@ -159,16 +159,31 @@ func Start(cfg Config) (*Process, error) {
 	p.cmd.Dir = cfg.Dir
 	p.cmd.Stdin, p.cmd.Stdout, p.cmd.Stderr = inR, outW, p.stderr
 	p.cmd.SysProcAttr = sysProcAttr()
+	var lifeR, lifeW *os.File // the guard's pipe (watchScript): EOF when rxeq dies
 	if cfg.Guard {
 		p.cmd.SysProcAttr = GuardProcAttr()
+		if lifeR, lifeW, err = os.Pipe(); err != nil {
+			inR.Close()
+			inW.Close()
+			outR.Close()
+			outW.Close()
+			return nil, err
+		}
+		p.cmd.ExtraFiles = []*os.File{lifeR} // fd 3
 	}
 	p.cmd.WaitDelay = 2 * time.Second // stderr held open by a stray grandchild
 	err = p.cmd.Start()
 	inR.Close()
 	outW.Close()
+	if lifeR != nil {
+		lifeR.Close()
+	}
 	if err != nil {
 		inW.Close()
 		outR.Close()
+		if lifeW != nil {
+			lifeW.Close()
+		}
 		return nil, err
 	}
 	go func() {
@@ -181,6 +196,11 @@ func Start(cfg Config) (*Process, error) {
 			reap(killAll(leftBehind(p.cmd.Process.Pid, p.token))) // its zombie keeps its pid
 		}
 		_ = p.cmd.Wait()
+		if lifeW != nil {
+			// The group is gone: the guard's reader needs no more
+			// telling. Kept open until here (rxeq's exit closes it).
+			lifeW.Close()
+		}
 		p.state = p.cmd.ProcessState
 		close(p.done)
 	}()
