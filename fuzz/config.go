@@ -148,6 +148,7 @@ const (
 	FeatClassSteer                        // Argmax of a rank-1 float parameter as an int64 value that steers control flow
 	FeatExpOverflow                       // Exp of arguments far above 88.7, overflowing float32 where float64 stays finite
 	FeatEdges                             // edge-seeking values and shapes (see Config.Edges); never drawn by the swarm's 3/4 rule
+	FeatForLocal                          // for i := range n with n an int64 local declared before the loop, which the body assigns
 
 	featEnd
 	// AllFeatures is every feature.
@@ -159,7 +160,7 @@ var featureNames = []string{
 	"softmax", "logsoftmax", "reduce", "keepdims", "argmax", "submuldiv", "neg", "literals",
 	"for", "forparam", "if", "elseif", "intlocals", "reassign", "compound", "returnvalues",
 	"edgeinputs", "mayfail", "wrap", "earlyresults", "rank3", "nan", "specials", "classsteer", "expoverflow",
-	"edges",
+	"edges", "forlocal",
 }
 
 // EdgeRate is the probability that a program whose features are drawn is
