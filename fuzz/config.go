@@ -206,12 +206,14 @@ func (f Features) String() string {
 	return strings.Join(names, ",")
 }
 
-// drawFeatures draws a swarm subset: each feature on with probability 3/4.
+// drawFeatures draws a swarm subset: each feature on with probability
+// 3/4, but FeatEdges and FeatForLocal, which Generate draws apart so
+// that the stream every other program is generated from stays as it was.
 func drawFeatures(rng *rand.Rand) Features {
 	var f Features
 	for i := range featureNames {
-		if Features(1)<<i == FeatEdges {
-			continue
+		if f := Features(1) << i; f == FeatEdges || f == FeatForLocal {
+			continue // drawn by Generate from generators of their own
 		}
 		if rng.IntN(4) != 0 {
 			f |= 1 << i
