@@ -119,7 +119,7 @@ var _ = Describe("rxeq", Label("e2e"), func() {
 		} else {
 			Expect(rep.Unavailable).To(HaveLen(1))
 		}
-		Expect(rep.Locks).To(HaveLen(4))
+		Expect(rep.Locks).To(HaveLen(5))
 		Expect(rep.Compiler).NotTo(BeEmpty())
 
 		if xmllint, err := exec.LookPath("xmllint"); err == nil {
