@@ -11,6 +11,7 @@ import (
 	"github.com/rextio/rxeq/fallback"
 	"github.com/rextio/rxeq/program"
 	"github.com/rextio/rxeq/program/ir"
+	"github.com/rextio/rxeq/program/ir/irtest"
 	"github.com/rextio/rxeq/tensor"
 )
 
@@ -192,4 +193,22 @@ func mix(x [B][3]float32) (c [B][3]float32, s [B]float32, t [3][B]float32, l [B]
 		// x = 2: sigmoid(2) - 1.
 		Expect(out["m"].F32[4]).To(BeNumerically("~", 1/(1+math.Exp(-2))-1, 1e-7))
 	})
+})
+
+var _ = Describe("a loop count the body assigns", func() {
+	DescribeTable("is read once, before the first iteration, as in Go",
+		func(k int64) {
+			fn := lowerFunc(irtest.CountAssignedSource, "f")
+			out, err := run(fn, inputs{"x": f32([]float32{0.5, -1}, 2), "k": tensor.Scalar(k)})
+			Expect(err).NotTo(HaveOccurred())
+			trips, after, added := irtest.CountAssignedWant(k)
+			Expect(out["trips"].I64).To(Equal([]int64{trips}))
+			Expect(out["after"].I64).To(Equal([]int64{after}))
+			Expect(out["y"].F32).To(Equal([]float32{0.5 + added, -1 + added}))
+		},
+		Entry("k = 3: 5 trips", int64(3)),
+		Entry("k = -1: 1 trip", int64(-1)),
+		Entry("k = -2: a zero count", int64(-2)),
+		Entry("k = -9: a negative count runs no trip", int64(-9)),
+	)
 })

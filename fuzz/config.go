@@ -148,6 +148,7 @@ const (
 	FeatClassSteer                        // Argmax of a rank-1 float parameter as an int64 value that steers control flow
 	FeatExpOverflow                       // Exp of arguments far above 88.7, overflowing float32 where float64 stays finite
 	FeatEdges                             // edge-seeking values and shapes (see Config.Edges); never drawn by the swarm's 3/4 rule
+	FeatForLocal                          // for i := range n with n an int64 local declared before the loop, which the body assigns
 
 	featEnd
 	// AllFeatures is every feature.
@@ -159,7 +160,7 @@ var featureNames = []string{
 	"softmax", "logsoftmax", "reduce", "keepdims", "argmax", "submuldiv", "neg", "literals",
 	"for", "forparam", "if", "elseif", "intlocals", "reassign", "compound", "returnvalues",
 	"edgeinputs", "mayfail", "wrap", "earlyresults", "rank3", "nan", "specials", "classsteer", "expoverflow",
-	"edges",
+	"edges", "forlocal",
 }
 
 // EdgeRate is the probability that a program whose features are drawn is
@@ -205,12 +206,14 @@ func (f Features) String() string {
 	return strings.Join(names, ",")
 }
 
-// drawFeatures draws a swarm subset: each feature on with probability 3/4.
+// drawFeatures draws a swarm subset: each feature on with probability
+// 3/4, but FeatEdges and FeatForLocal, which Generate draws apart so
+// that the stream every other program is generated from stays as it was.
 func drawFeatures(rng *rand.Rand) Features {
 	var f Features
 	for i := range featureNames {
-		if Features(1)<<i == FeatEdges {
-			continue
+		if f := Features(1) << i; f == FeatEdges || f == FeatForLocal {
+			continue // drawn by Generate from generators of their own
 		}
 		if rng.IntN(4) != 0 {
 			f |= 1 << i

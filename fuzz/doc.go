@@ -64,9 +64,11 @@
 // reduction kept to its shape (v = (v - Mean(v, a, true)) * 0.5), in
 // loops too, and a result that starts as a parameter (out = p) and is
 // updated later, so an executor that reuses a destination buffer, or lets
-// an output share an input's, is checked. (A loop's count cannot be
-// assigned in .rx: it is a constant or a read-only parameter; the IR's
-// rule that it is read once is pinned by each executor's specs.)
+// an output share an input's, is checked. A loop may count to an int64
+// local declared just before it (FeatForLocal: n := k + 2, n := 3, n :=
+// CheckedRem(e, 4)) that its body assigns (n = n - 1, n = n + 1, n = i,
+// ...): Go reads the count once, before the first trip, so an executor
+// that re-reads it on every trip runs another number of trips.
 //
 // An edge-seeking program (Config.Edges, FeatEdges, one drawn program in
 // 8) aims at the places frameworks differ instead: signed zeros meeting

@@ -34,6 +34,11 @@ func Generate(seed uint64, cfg Config) Program {
 		if rand.New(rand.NewPCG(seed, 0x65646765)).Float64() < EdgeRate { // "edge"
 			feat |= FeatEdges
 		}
+		// forlocal, added later, is drawn the same way (on with the
+		// swarm's 3/4), so a program without it is what it was before.
+		if rand.New(rand.NewPCG(seed, 0x666f726c)).IntN(4) != 0 { // "forl"
+			feat |= FeatForLocal
+		}
 	}
 	if cfg.Edges {
 		feat |= FeatEdges | FeatWrap | FeatMayFail

@@ -45,6 +45,9 @@ type fnGen struct {
 	results []*variable
 	ints    []*variable // int64 parameters
 	classOf *variable   // the float result the class result is the Argmax of
+	// before holds statements that must come just before the statement
+	// being generated (a loop's local count); block writes them.
+	before []ast.Stmt
 
 	floatCache []*variable // floats(), until the scope changes
 }

@@ -36,6 +36,7 @@ var _ = Describe("Generate reaches the patterns real code has", func() {
 		Entry("a variable updated elementwise from itself (v = Tanh(v), …)", `(?m)^\s*(\w+) = (Tanh|Abs|Relu|Sigmoid)\((\w+)\)\n`),
 		Entry("a variable updated by a reduction of itself kept to its shape", `(?m)^\s*(\w+) = \((\w+) - Mean\(\w+, -?\d+, true\)\) \* 0\.5\n`),
 		Entry("a variable overwritten with another's value (a copy into a buffer of the same shape)", `(?m)^\s*t\d+ = [a-z]+\d+\n`),
+		Entry("a loop over a local count that its body assigns", `(?m)^\t+n\d+ := [^\n]*\n\t+for (\w+ := )?range n\d+ \{\n(\t[^\n]*\n)*?\t+n\d+ (=|-=) `),
 		Entry("a reassignment inside a loop", `(?m)^\t\tfor [^\n]*\{\n(\t\t\t[^\n]*\n)*?\t\t\tt\d+ = `),
 		Entry("Exp's subnormal results and Sigmoid below -88.7", `uniform\(-104, -86\)`),
 		Entry("Sigmoid where 1 - tanh cancels", `uniform\(-45, -30\)`),

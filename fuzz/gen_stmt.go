@@ -12,8 +12,10 @@ func (g *fnGen) block(n int, top bool) []ast.Stmt {
 	var out []ast.Stmt
 	for range n {
 		if s := g.stmt(top); s != nil {
+			out = append(out, g.before...)
 			out = append(out, s)
 		}
+		g.before = nil
 	}
 	return out
 }
@@ -54,7 +56,7 @@ func (g *fnGen) stmt(top bool) ast.Stmt {
 		tok := pickOf(g.gen, []token.Token{token.ADD_ASSIGN, token.SUB_ASSIGN, token.MUL_ASSIGN})
 		return assign(pickOf(g.gen, intLocals).name, tok, g.intExpr(1))
 	})
-	add(2, nested && (g.has(FeatFor) || (g.has(FeatForParam) && len(g.ints) > 0)), g.forStmt)
+	add(2, nested && (g.has(FeatFor) || (g.has(FeatForParam) && len(g.ints) > 0) || g.has(FeatForLocal)), g.forStmt)
 	add(2, nested && g.has(FeatIf), g.ifStmt)
 	add(1, top && g.has(FeatEarlyResults) && len(g.aliasable(unset)) > 0, func() ast.Stmt {
 		// A result that starts as a parameter's value (`r = p`) and is
@@ -192,11 +194,21 @@ func (g *fnGen) compound(v *variable) ast.Stmt {
 	return assign(v.name, pickOf(g.gen, []token.Token{token.ADD_ASSIGN, token.SUB_ASSIGN}), y)
 }
 
-// forStmt generates a loop over a constant, a literal or an int64
-// parameter.
+// forStmt generates a loop over a constant, a literal, an int64
+// parameter or (FeatForLocal) an int64 local declared just before the
+// loop, which the body assigns.
 func (g *fnGen) forStmt() ast.Stmt {
 	var count ast.Expr
+	var local *variable
+	var decl ast.Stmt
 	switch {
+	case g.has(FeatForLocal) && ((!g.has(FeatFor) && !(g.has(FeatForParam) && len(g.ints) > 0)) || g.chance(3)):
+		// Declared before the body is generated, so that the body's
+		// other statements may read it too.
+		init := g.countInit()
+		local = g.declare(&variable{name: g.fresh("n"), kind: localVar, isInt: true, loop: g.loop})
+		decl = assign(local.name, token.DEFINE, init)
+		count = ident(local.name)
 	case g.has(FeatForParam) && len(g.ints) > 0 && (!g.has(FeatFor) || g.chance(2)):
 		count = ident(pickOf(g.gen, g.ints).name)
 	case g.chance(2):
@@ -216,16 +228,73 @@ func (g *fnGen) forStmt() ast.Stmt {
 	g.loop++
 	g.push()
 	rs := &ast.RangeStmt{X: count}
+	var index *variable
 	if !g.chance(6) {
 		name := g.fresh("i")
-		g.declare(&variable{name: name, kind: indexVar, isInt: true, loop: g.loop})
+		index = g.declare(&variable{name: name, kind: indexVar, isInt: true, loop: g.loop})
 		rs.Key, rs.Tok = ident(name), token.DEFINE
 	}
-	rs.Body = &ast.BlockStmt{List: g.block(1+g.rng.IntN(3), false)}
+	// The body assigns a local count first or last (an update written
+	// where the names it reads are in scope), and may assign it again.
+	var body []ast.Stmt
+	first := local != nil && g.chance(2)
+	if first {
+		body = append(body, g.countUpdate(local, index))
+	}
+	body = append(body, g.block(1+g.rng.IntN(3), false)...)
+	if local != nil && !first {
+		body = append(body, g.countUpdate(local, index))
+	}
+	rs.Body = &ast.BlockStmt{List: body}
 	g.pop()
 	g.loop--
 	g.depth--
+	if decl != nil {
+		// After the body: block writes before when the statement that
+		// holds it is done, and the body's blocks would take it first.
+		g.before = append(g.before, decl)
+	}
 	return rs
+}
+
+// countInit is the initial value of a loop's local count, small whatever
+// the integers around it hold (|n| <= 7), so that nested loops stay
+// short: a literal or constant, an int64 parameter plus a literal (n :=
+// k + 2) or a remainder (n := CheckedRem(e, 4)).
+func (g *fnGen) countInit() ast.Expr {
+	var opts choices[func() ast.Expr]
+	opts.add(2, true, func() ast.Expr {
+		v := int64(g.rng.IntN(6) - 1)
+		if name := g.constFor(v); name != "" && v >= 0 && g.chance(2) {
+			return ident(name)
+		}
+		return intLit(v)
+	})
+	opts.add(2, len(g.ints) > 0, func() ast.Expr {
+		return bin(pickOf(g.gen, []token.Token{token.ADD, token.SUB}), ident(pickOf(g.gen, g.ints).name), intLit(int64(1+g.rng.IntN(2))))
+	})
+	opts.add(1, true, func() ast.Expr {
+		return call("CheckedRem", g.intExpr(1), intLit(int64(3+g.rng.IntN(3))))
+	})
+	return opts.draw(g.gen)()
+}
+
+// countUpdate assigns the loop's local count n inside its body: the trips
+// stay what n was before the loop, whatever n becomes. The updates keep n
+// small; most of them shrink it, so that an executor that re-reads the
+// count every trip still ends, with fewer trips.
+func (g *fnGen) countUpdate(n, index *variable) ast.Stmt {
+	x := ident(n.name)
+	var opts choices[func() ast.Expr]
+	opts.add(3, true, func() ast.Expr { return bin(token.SUB, x, intLit(1)) })
+	opts.add(1, true, func() ast.Expr { return bin(token.ADD, x, intLit(1)) })
+	opts.add(1, true, func() ast.Expr { return intLit(0) })
+	opts.add(1, index != nil, func() ast.Expr { return ident(index.name) })
+	opts.add(1, true, func() ast.Expr { return call("CheckedRem", bin(token.ADD, x, g.intLeaf()), intLit(3)) })
+	if g.has(FeatCompound) && g.chance(3) {
+		return assign(n.name, token.SUB_ASSIGN, intLit(1))
+	}
+	return assign(n.name, token.ASSIGN, opts.draw(g.gen)())
 }
 
 // ifStmt generates if / else if / else on an integer condition. A

@@ -105,7 +105,7 @@ var _ = Describe("Generate", func() {
 				Expect(src).NotTo(ContainSubstring(absent))
 			}
 		}
-		p := fuzz.Generate(3, fuzz.Config{Exclude: fuzz.FeatFor | fuzz.FeatForParam})
+		p := fuzz.Generate(3, fuzz.Config{Exclude: fuzz.FeatFor | fuzz.FeatForParam | fuzz.FeatForLocal})
 		Expect(string(p.Source)).NotTo(ContainSubstring("for "))
 	})
 

@@ -1920,9 +1920,10 @@ func (x *importer) benignCond(name string, loop *onnxpb.Node) bool {
 	return false
 }
 
-// loop translates a Loop as rxeq writes it: a trip count that is a
-// constant or an int64 graph input, no condition other than rxeq's error
-// state, loop-carried values and no scan outputs.
+// loop translates a Loop as rxeq writes it: an int64 scalar trip count
+// (a constant, an int64 graph input, or a computed value, which becomes
+// a local declared just before the loop), no condition other than rxeq's
+// error state, loop-carried values and no scan outputs.
 func (x *importer) loop(n *onnxpb.Node, g *onnxpb.Graph, sc *scope) {
 	body := subgraph(n, "body")
 	if body == nil || len(n.Input) < 2 || len(body.Input) != len(n.Input) || len(body.Output) != len(n.Input)-1 {
@@ -1941,8 +1942,20 @@ func (x *importer) loop(n *onnxpb.Node, g *onnxpb.Graph, sc *scope) {
 		count, _ = intLit(cv.konst.I64[0])
 	case cv.param && cv.t.DType == ir.Int64 && cv.t.Rank() == 0:
 		count = cv.expr
+	case cv.t.DType == ir.Int64 && cv.t.Rank() == 0:
+		// A computed count (rxeq's export of a local count): a local,
+		// which the for reads once, before the first trip, as Loop reads
+		// its trip count. A local the importer declared already is
+		// counted to as it is (the body may assign it: that does not
+		// change the trips); any other value is declared first.
+		if d := x.data(cv); d.local && d.isVar {
+			count = d.expr
+		} else {
+			count = x.newName("trip_count")
+			x.emit("%s := %s", count, d.expr)
+		}
 	default:
-		x.fail(ClassControl, "the Loop's trip count %s is computed: rxeq's for counts to a constant or an int64 parameter", n.Input[0])
+		x.fail(ClassControl, "the Loop's trip count %s is %s: rxeq's for counts to an int64 scalar", n.Input[0], cv.t)
 	}
 	inner := &scope{parent: sc, vals: map[string]*val{}, level: sc.level + 1}
 	head := "for range " + count

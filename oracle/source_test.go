@@ -11,6 +11,7 @@ import (
 	"github.com/rextio/rxeq/oracle"
 	"github.com/rextio/rxeq/program"
 	"github.com/rextio/rxeq/program/ir"
+	"github.com/rextio/rxeq/program/ir/irtest"
 	"github.com/rextio/rxeq/tensor"
 )
 
@@ -163,4 +164,22 @@ func g(x [B][4]float32, rounds int64) (centered [B][4]float32, total [B]float32,
 			Expect(out["n"].I64).To(Equal([]int64{0}))
 		}
 	})
+})
+
+var _ = Describe("a loop count the body assigns", func() {
+	DescribeTable("is read once, before the first iteration, as in Go",
+		func(k int64) {
+			fn := parseFunc(irtest.CountAssignedSource, "f")
+			out, err := oracle.Run(context.Background(), fn, map[string]*tensor.Tensor{"x": t32(sh(2), 0.5, -1), "k": tensor.Scalar(k)})
+			Expect(err).NotTo(HaveOccurred())
+			trips, after, added := irtest.CountAssignedWant(k)
+			Expect(out["trips"].I64).To(Equal([]int64{trips}))
+			Expect(out["after"].I64).To(Equal([]int64{after}))
+			Expect(out["y"].F64).To(Equal([]float64{0.5 + float64(added), -1 + float64(added)}))
+		},
+		Entry("k = 3: 5 trips", int64(3)),
+		Entry("k = -1: 1 trip", int64(-1)),
+		Entry("k = -2: a zero count", int64(-2)),
+		Entry("k = -9: a negative count runs no trip", int64(-9)),
+	)
 })

@@ -56,7 +56,7 @@ func (fc *funcChecker) checkStmt(s ast.Stmt) Stmt {
 		fc.errorf(s.Pos(), "return is only allowed as the last statement of a function")
 		return nil
 	case *ast.ForStmt:
-		fc.errorf(s.Pos(), "only `for i := range N` loops are supported (N an integer constant or an int64 parameter)")
+		fc.errorf(s.Pos(), "only `for i := range N` loops are supported (N an integer constant, an int64 parameter or an int64 local)")
 		return nil
 	case *ast.EmptyStmt:
 		return nil
@@ -221,7 +221,10 @@ func (fc *funcChecker) checkRange(s *ast.RangeStmt) Stmt {
 // checkLoopBound checks the N of `for i := range N`: an integer constant
 // expression (literals and constants with + - * and parentheses, like -3
 // or 2*F; it may be zero or negative, and then the loop runs no
-// iteration, as in Go) or an int64 scalar parameter.
+// iteration, as in Go), an int64 scalar parameter, or an int64 scalar
+// local variable (n := k + 2). As in Go, the count is read once, before
+// the first iteration: the body may assign a local count (n = n - 1), and
+// that changes n from then on but not the number of trips.
 func (fc *funcChecker) checkLoopBound(e ast.Expr) Expr {
 	x := ast.Unparen(e)
 	if fc.isConstExpr(x) {
@@ -230,12 +233,27 @@ func (fc *funcChecker) checkLoopBound(e ast.Expr) Expr {
 		}
 		return nil // checkExpr reported it (an integer literal out of range)
 	}
+	const want = "an integer constant, an int64 scalar parameter or an int64 scalar local variable"
 	if id, ok := x.(*ast.Ident); ok {
-		if v := fc.lookup(id.Name); v != nil && v.Kind == ParamVar && v.Type.IsIntScalar() {
+		v := fc.lookup(id.Name)
+		switch {
+		case v == nil:
+			fc.undefined(id) // a constant is a constant expression, above
+			return nil
+		case (v.Kind == ParamVar || v.Kind == LocalVar) && v.Type.IsIntScalar():
 			return &VarRef{At: fc.pos(id.Pos()), Var: v}
+		case v.Kind == ResultVar && v.Type.IsIntScalar():
+			fc.errorf(e.Pos(), "loop bound %s is a result: want %s (copy it first: n := %s)", id.Name, want, id.Name)
+			return nil
+		case v.Kind == IndexVar:
+			fc.errorf(e.Pos(), "loop bound %s is a loop index: want %s (copy it first: n := %s)", id.Name, want, id.Name)
+			return nil
+		default:
+			fc.errorf(e.Pos(), "loop bound %s is %s: want %s", id.Name, fc.typeString(v.Type), want)
+			return nil
 		}
 	}
-	fc.errorf(e.Pos(), "loop bound %s must be an integer constant or an int64 scalar parameter", fc.exprString(e))
+	fc.errorf(e.Pos(), "loop bound %s must be %s", fc.exprString(e), want)
 	return nil
 }
 

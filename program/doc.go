@@ -28,9 +28,12 @@
 //     assignment to a declared result all bind a symbol to the other side. A
 //     symbol bound to two different sizes is an error naming both places.
 //   - The bound of `for i := range N` is an integer constant expression
-//     (literals and constants with + - * and parentheses: 4, -3, 2*F) or an
-//     int64 scalar parameter. As in Go, N <= 0 runs no iteration, whether N
-//     is a literal (range -3), a constant (const N = -3) or a parameter.
+//     (literals and constants with + - * and parentheses: 4, -3, 2*F), an
+//     int64 scalar parameter or an int64 scalar local variable. As in Go,
+//     N <= 0 runs no iteration, whether N is a literal (range -3), a
+//     constant (const N = -3), a parameter or a local, and N is read once,
+//     before the first iteration: a body that assigns a local N (n = n - 1)
+//     changes the variable, not the number of trips.
 //   - No tensor may hold more than 2^60 - 1 elements (tensor.MaxElements),
 //     so that its size in bytes fits in int64 at 8 bytes per element for
 //     every dtype (8 is the widest, and the oracle holds float32 tensors as

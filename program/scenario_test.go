@@ -66,9 +66,29 @@ var _ = Describe("loop bounds", func() {
 		}
 	})
 
+	It("accept an int64 scalar local, which the body may assign (the count is read once, as in Go)", func() {
+		f, err := program.Parse("t.rx", []byte(header+`func f(x [B]float32, k int64) (y [B]float32) {
+	y = x
+	n := k + 2
+	m := C
+	for i := range n {
+		n = n - 1
+		for range m {
+			m = CheckedRem(m+i, 2)
+			y = Tanh(y)
+		}
+	}
+	return
+}`))
+		Expect(err).NotTo(HaveOccurred())
+		loop := f.Funcs[0].Body[3].(*program.For)
+		Expect(loop.Count).To(BeAssignableToTypeOf(&program.VarRef{}))
+		Expect(loop.Count.(*program.VarRef).Var.Kind).To(Equal(program.LocalVar))
+	})
+
 	It("still refuse a non-constant expression, and an int64 input must stay within 2^53", func() {
 		Expect(parseErr(`func f(x [B]float32, n int64) (y [B]float32) { y = x; for range n + 1 { y = Tanh(y) }; return }`)).
-			To(Equal("t.rx:7:65: loop bound n + 1 must be an integer constant or an int64 scalar parameter"))
+			To(Equal("t.rx:7:65: loop bound n + 1 must be an integer constant, an int64 scalar parameter or an int64 scalar local variable"))
 		Expect(parseErr("//rx:input n const(9007199254740994)\nfunc f(n int64) (q int64) { q = n; return }")).
 			To(Equal("t.rx:7:1: //rx:input n: an int64 parameter takes const(N) with an integer N between -2^53 and 2^53 (distribution arguments are float64, exact up to 2^53)"))
 	})

@@ -206,7 +206,10 @@ type Assign struct {
 }
 
 // For is `for i := range N` (Index nil for `for range N`). Count is an
-// integer constant or an int64 scalar parameter; N <= 0 runs nothing.
+// integer constant, an int64 scalar parameter or an int64 scalar local
+// (a VarRef); it is read once, before the first iteration, so a body that
+// assigns a local count changes the variable but not the number of
+// trips. N <= 0 runs nothing.
 type For struct {
 	Pos   token.Position
 	Index *Var

@@ -1,6 +1,9 @@
 package pyexport_test
 
 import (
+	"fmt"
+	"strings"
+
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
@@ -34,5 +37,27 @@ for k in (4, 1, 0, -3):
 print(" ".join(r))
 `)
 		Expect(out).To(Equal(want))
+	})
+
+	It("runs the .rx pattern (a local count decremented in its loop) with max(count, 0) trips", func() {
+		_, p := parse("count.rx", irtest.CountAssignedSource)
+		needPython("numpy", "torch")
+		var want []string
+		for _, k := range []int64{3, -1, -2, -9} {
+			trips, after, added := irtest.CountAssignedWant(k)
+			want = append(want, fmt.Sprintf("%d %d %g", trips, after, 0.5+added))
+		}
+		script := `
+import gen
+r = []
+for k in (3, -1, -2, -9):
+    y, trips, after = gen.f(%s, k)
+    r.append("%%d %%d %%g" %% (int(trips), int(after), float(y[0])))
+print(" ".join(r))
+`
+		Expect(runPython(export(p, pyexport.Torch), fmt.Sprintf("import torch\n"+script, "torch.tensor([0.5], dtype=torch.float32)"))).
+			To(Equal(strings.Join(want, " ") + "\n"))
+		Expect(runPython(export(p, pyexport.NumPy), fmt.Sprintf("import numpy as np\n"+script, "np.array([0.5], dtype=np.float32)"))).
+			To(Equal(strings.Join(want, " ") + "\n"))
 	})
 })

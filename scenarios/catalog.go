@@ -14,7 +14,9 @@
 //     checked-remainder if, and each is locked on both with //rx:lock lines
 //     written against the C the native generator emits.
 //   - rounds.rx (parameter-rounds): a loop whose bound is an int64
-//     parameter.
+//     parameter (score_rounds), and one whose bound is an int64 local
+//     that its body decrements (score_countdown: 7 trips, as Go reads the
+//     count once, and the local ends at 0).
 //   - edge.rx (edge-values): logits near ±1e4, rows of exact ties, zeros.
 //   - tiles.rx (row-tiles): every row-separable shape of op at batches
 //     above the native runtime's row tile (200 rows, which native-tiled

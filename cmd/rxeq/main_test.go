@@ -93,11 +93,11 @@ var _ = Describe("rxeq", Label("e2e"), func() {
 		jsonPath, junitPath, dump := filepath.Join(dir, "r.json"), filepath.Join(dir, "r.xml"), filepath.Join(dir, "dump")
 		code, out, errOut := rxeq("run", "--json", jsonPath, "--junit", junitPath, "--dump", dump)
 		Expect(code).To(Equal(0), out+errOut)
-		summary := fmt.Sprintf(`%d passed, 0 failed, 0 errors; locks 4/4 held`, cases)
+		summary := fmt.Sprintf(`%d passed, 0 failed, 0 errors; locks 5/5 held`, cases)
 		if torch {
 			// op-accuracy/sigmoid_underflow's 3 batches skip torch
 			// (//rx:skip: ledger torch-sigmoid-underflow).
-			summary = fmt.Sprintf(`%d passed, 0 failed, 0 errors, 3 skipped; locks 4/4 held`, cases-3)
+			summary = fmt.Sprintf(`%d passed, 0 failed, 0 errors, 3 skipped; locks 5/5 held`, cases-3)
 		}
 		Expect(out).To(MatchRegexp(summary))
 		Expect(out).To(MatchRegexp(`reference-scoring\s+score_linear\s+128\s+native\s+native\s+PASS`))
@@ -119,7 +119,7 @@ var _ = Describe("rxeq", Label("e2e"), func() {
 		} else {
 			Expect(rep.Unavailable).To(HaveLen(1))
 		}
-		Expect(rep.Locks).To(HaveLen(4))
+		Expect(rep.Locks).To(HaveLen(5))
 		Expect(rep.Compiler).NotTo(BeEmpty())
 
 		if xmllint, err := exec.LookPath("xmllint"); err == nil {
