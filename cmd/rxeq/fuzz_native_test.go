@@ -142,10 +142,15 @@ var _ = Describe("fuzz with native programs sharing workers and builds", Label("
 		GinkgoT().Setenv("CC", "cc -Wl,--wrap=tanh "+obj)
 		GinkgoT().Setenv("RXEQ_NATIVE_ISA", "c")
 		elapsed := regexp.MustCompile(`, [0-9.]+(ms|s|µs)\)`)
+		// Each session builds its programs into a cache of its own, so
+		// that each builds them as its batching says; the runtime library
+		// (the same for all three: same CC, same ISA) is built once, into
+		// a cache they share.
+		rtCache := filepath.Join(GinkgoT().TempDir(), "rt")
 		session := func(parallel, chunk int, own bool) (fuzz.Stats, string, []string) {
 			cache := filepath.Join(GinkgoT().TempDir(), "cache")
 			checker, err := buildChecker("oracle,native", nativeSetup{isolate: true, cacheDir: cache, timeout: 20 * time.Second,
-				programCC: resolveProgramCC("auto"), rtCache: cache})
+				programCC: resolveProgramCC("auto"), rtCache: rtCache})
 			Expect(err).NotTo(HaveOccurred())
 			checker.Metamorphic = 1
 			out := GinkgoT().TempDir()
