@@ -21,10 +21,23 @@ import (
 // delete the entry when the bug is fixed and the spec runs.
 var knownBugs = map[string]string{}
 
+// nativeCache is the suite's private build cache for the native backend
+// of allExecutors: one for all specs, so that the runtime library is
+// compiled once per suite run rather than once per spec (some 5 s of CPU
+// each).
+var nativeCache string
+
+var _ = BeforeSuite(func() {
+	dir, err := os.MkdirTemp("", "rxeq-fuzz-test-")
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(os.RemoveAll, dir)
+	nativeCache = filepath.Join(dir, "cache")
+})
+
 // allExecutors are the fallback and, where a C compiler is installed and
-// rxeq is built with cgo, the native backend building into a private
-// cache, and torch where libtorch is installed too (building into the
-// user's cache, so that its runtime is compiled once).
+// rxeq is built with cgo, the native backend building into the suite's
+// private cache, and torch where libtorch is installed too (building into
+// the user's cache, so that its runtime is compiled once).
 func allExecutors() []executor.Executor {
 	all := []executor.Executor{fallback.Executor{}}
 	if err := native.Available(); err != nil {
@@ -32,7 +45,7 @@ func allExecutors() []executor.Executor {
 		return all
 	}
 	if _, err := exec.LookPath("cc"); err == nil {
-		all = append(all, native.Executor{Options: native.Options{CacheDir: GinkgoT().TempDir()}})
+		all = append(all, native.Executor{Options: native.Options{CacheDir: nativeCache}})
 		if err := builtin.Available(executor.Torch); err == nil {
 			all = append(all, native.Executor{Options: native.Options{Runtime: executor.Torch}})
 		} else {

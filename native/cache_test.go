@@ -30,9 +30,20 @@ var _ = Describe("build cache", Label("native"), func() {
 		dir = filepath.Join(GinkgoT().TempDir(), "cache")
 	})
 
+	// build compiles p into the spec's own cache. The runtime library
+	// comes from the suite's cache (Options.RuntimeCacheDir), where it is
+	// built once, unless the spec names its own compiler: these specs are
+	// about the program's entries, and a runtime built again in every
+	// spec's directory cost some 5 s of CPU each. The specs below that
+	// build into a fresh directory without RuntimeCacheDir, "reads no
+	// environment variable" and "lets goroutines and processes build the
+	// same program at once", still build the runtime into it.
 	build := func(opts native.Options) (*native.Program, error) {
 		if opts.CacheDir == "" {
 			opts.CacheDir = dir
+		}
+		if opts.RuntimeCacheDir == "" && opts.CC == "" {
+			opts.RuntimeCacheDir = suiteCache
 		}
 		prog, err := native.Compile(ctx, p, opts)
 		if err == nil {

@@ -78,8 +78,13 @@ func wide(x [B][K]float32, w [K][N]float32) (r [B][N]float32) {
 			dir = filepath.Join(GinkgoT().TempDir(), "cache")
 		})
 
+		// build compiles p into the spec's own cache, with the runtime
+		// library from the suite's (built once): what is planted below
+		// is the program's entry, which a runtime built again in every
+		// spec's directory did not make any harder to find.
 		build := func(opts native.Options) (*native.Program, error) {
 			opts.CacheDir = dir
+			opts.RuntimeCacheDir = suiteCache
 			prog, err := native.Compile(ctx, p, opts)
 			if err == nil {
 				DeferCleanup(prog.Close)
