@@ -8,6 +8,11 @@ import (
 	"sync/atomic"
 )
 
+// TelemetryEnv is the environment variable that turns ONNX Runtime's
+// telemetry off on Linux when it is set to 1 before the library
+// initializes (microsoft/onnxruntime#27379).
+const TelemetryEnv = "ORT_DISABLE_TELEMETRY"
+
 // ErrUnavailable is wrapped by the error of Open when the library cannot
 // be used here: it is missing, it is not ONNX Runtime, it is too old for
 // APIVersion, or rxeq was built without cgo.

@@ -43,11 +43,6 @@ var (
 	liveSessions atomic.Int64
 )
 
-// TelemetryEnv is the environment variable that turns ONNX Runtime's
-// telemetry off on Linux when it is set to 1 before the library
-// initializes (microsoft/onnxruntime#27379).
-const TelemetryEnv = "ORT_DISABLE_TELEMETRY"
-
 // disableTelemetry sets TelemetryEnv to 1 unless the user has set it.
 // ONNX Runtime 1.30's Linux build records telemetry by default: a device
 // id under ~/.cache/Microsoft, a file /tmp/mat-debug-PID.log per process
