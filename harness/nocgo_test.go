@@ -42,7 +42,7 @@ var _ = Describe("a build without cgo", func() {
 		}
 		Expect(execs).To(HaveLen(2))
 		Expect(execs["oracle"]).To(Equal(execs["fallback"]))
-		Expect(res.Locks).To(HaveLen(4), "locks check the generated C, which needs no cgo")
+		Expect(res.Locks).To(HaveLen(5), "locks check the generated C, which needs no cgo")
 		for _, l := range res.Locks {
 			Expect(l.OK()).To(BeTrue(), l.Function)
 		}

@@ -28,9 +28,9 @@ var _ = Describe("The built-in catalog", func() {
 	It("passes through the oracle and the fallback", func() {
 		res, err := harness.Run(ctx, files, harness.Options{Executors: []executor.Executor{fallback.Executor{}}, SkipLocks: true})
 		Expect(err).NotTo(HaveOccurred())
-		// 26 groups: edge 3 functions × 3 batches, error 1 × 2, reference
+		// Groups: edge 5 functions × 3 batches, error 1 × 2, reference
 		// 3 × 3, rounds 2 × 3.
-		Expect(res.Cases).To(HaveLen(200)) // and row-tiles 10 × 3
+		Expect(res.Cases).To(HaveLen(218)) // and row-tiles 10 × 3
 		for _, c := range res.Cases {
 			Expect(c.Status).To(Equal(harness.StatusPass), c.Name()+": "+c.Message)
 		}
@@ -41,7 +41,7 @@ var _ = Describe("The built-in catalog", func() {
 		// libtorch is installed) see executor_torch_test.go.
 		res, err := harness.Run(ctx, files, harness.Options{Executors: []executor.Executor{fallback.Executor{}, native.Executor{}}})
 		Expect(err).NotTo(HaveOccurred())
-		Expect(res.Cases).To(HaveLen(300))
+		Expect(res.Cases).To(HaveLen(327))
 		for _, c := range res.Cases {
 			Expect(c.Status).To(Equal(harness.StatusPass), c.Name()+": "+c.Message)
 			Expect(c.Path).To(Equal(c.Executor), "forced native never runs elsewhere")
