@@ -60,9 +60,11 @@ func pyString(s string) string {
 	return b.String()
 }
 
-// commentText renders s for a # comment on one line: printable ASCII
-// stays, every other byte is written as \xNN.
-func commentText(s string) string {
+// CommentText renders s for a Python # comment on one line: printable
+// ASCII stays, every other byte (newlines, backslashes, non-ASCII) is
+// written as \xNN, so nothing from a program ends the comment. The
+// reproducers of other packages written in Python use it too.
+func CommentText(s string) string {
 	var b strings.Builder
 	for i := 0; i < len(s); i++ {
 		c := s[i]

@@ -53,7 +53,7 @@ func Repro(p *ir.Program, opts ReproOptions) ([]byte, error) {
 	}
 	var b strings.Builder
 	b.WriteString("#!/usr/bin/env python3\n")
-	b.WriteString("# " + repro.Byline(opts, commentText) + ",\n")
+	b.WriteString("# " + repro.Byline(opts, CommentText) + ",\n")
 	b.WriteString("# against a float64 NumPy reference of the same function. It needs only the\n")
 	b.WriteString("# framework and NumPy. Exit status 1: the discrepancy reproduces; 0: it does not.\n")
 	b.WriteString("# Usage: python3 repro.py\n\n")

@@ -125,7 +125,7 @@ func Repro(p *ir.Program, opts Options) ([]byte, error) {
 
 	var b strings.Builder
 	b.WriteString("#!/usr/bin/env python3\n")
-	b.WriteString("# " + repro.Byline(opts.Options, commentText) + " (ONNX Runtime " + ort.Version + ", " + levelName + "),\n")
+	b.WriteString("# " + repro.Byline(opts.Options, pyexport.CommentText) + " (ONNX Runtime " + ort.Version + ", " + levelName + "),\n")
 	b.WriteString("# against a float64 NumPy reference of the same function. It needs only python3, NumPy and\n")
 	b.WriteString("# ONNX Runtime's C library, driven through ctypes. Exit status 1: the discrepancy reproduces;\n")
 	b.WriteString("# 0: it does not; 2: it cannot run here.\n")
@@ -241,19 +241,4 @@ func pyString(s string) string { return strconv.QuoteToASCII(s) }
 func tripleQuoted(s string) string {
 	s = strings.ReplaceAll(s, `\`, `\\`)
 	return strings.ReplaceAll(s, `'`, `\'`)
-}
-
-// commentText renders s for a # comment on one line: printable ASCII
-// stays, every other byte is written as \xNN.
-func commentText(s string) string {
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c >= 0x20 && c < 0x7f && c != '\\' {
-			b.WriteByte(c)
-			continue
-		}
-		fmt.Fprintf(&b, `\x%02x`, c)
-	}
-	return b.String()
 }
