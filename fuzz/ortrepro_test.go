@@ -14,7 +14,8 @@ import (
 )
 
 var _ = Describe("a finding of ONNX Runtime", func() {
-	// The CI campaign's seed 43 (docs/findings.md): an edge-seeking
+	// The CI campaign's seed 43 (docs/findings.md), as drawn before the
+	// forlocal feature (excluded, so the program stays the same): an edge-seeking
 	// program in which ONNX Runtime's Max returns its second operand of
 	// two zeros, Maximum(+0, -0) = -0, made observable by a division.
 	It("is saved with the standalone repro.py of ortrepro, which exits 1", func() {
@@ -26,7 +27,7 @@ var _ = Describe("a finding of ONNX Runtime", func() {
 			Skip(err.Error())
 		}
 		dir := GinkgoT().TempDir()
-		c := fuzz.Campaign{Seed: 43, Count: 1, Config: fuzz.Config{Edges: true}, Dir: dir, Reducer: fuzz.Reducer{MaxTests: 6},
+		c := fuzz.Campaign{Seed: 43, Count: 1, Config: fuzz.Config{Edges: true, Exclude: fuzz.FeatForLocal}, Dir: dir, Reducer: fuzz.Reducer{MaxTests: 6},
 			Checker: &fuzz.Checker{Executors: []executor.Executor{ort.Executor{Library: lib, Level: ort.Optimize}}}}
 		st, out, _ := session(c)
 		Expect(st.Records).To(HaveLen(1), out)

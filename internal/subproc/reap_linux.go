@@ -206,8 +206,12 @@ func reap(ks []killed) {
 			// parent reaps it, or, when that parent is one of the
 			// killed too, this process once k is re-parented here.
 			_ = unix.Waitid(unix.P_PIDFD, k.fd, &info, unix.WEXITED|unix.WNOHANG, nil)
-			if now, ok := readProc(k.pid); !ok || now.start != k.start {
-				unix.Close(k.fd) // reaped
+			if now, ok := readProc(k.pid); !ok || now.start != k.start || now.state == 'Z' {
+				// Reaped, or dead and left to a parent that is not this
+				// process (which reaps it; its pid cannot be reused until
+				// then): waiting for that parent would only hold up the
+				// one that killed it.
+				unix.Close(k.fd)
 				continue
 			}
 			left = append(left, k)
