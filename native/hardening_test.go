@@ -170,15 +170,16 @@ func wide(x [B][K]float32, w [K][N]float32) (r [B][N]float32) {
 
 	Describe("a compiler that hangs", func() {
 		// hangingCC writes a compiler that answers --version and then, for a
-		// build, starts a grandchild and sleeps; the grandchild writes its
-		// pid so the test can see that it was killed with the group.
+		// build, starts a grandchild and sleeps; it writes the grandchild's
+		// pid (into a file renamed into place, so the file is never seen
+		// empty) so the test can see that it was killed with the group.
 		hangingCC := func() (cc, pidFile string) {
 			d := GinkgoT().TempDir()
 			pidFile = filepath.Join(d, "grandchild.pid")
 			cc = filepath.Join(d, "hang-cc")
 			script := "#!/bin/sh\n" +
 				"if [ \"$1\" = --version ]; then echo hang-cc 1.0; exit 0; fi\n" +
-				"sleep 300 & echo $! > " + pidFile + "\n" +
+				"sleep 300 & echo $! > " + pidFile + ".tmp && mv " + pidFile + ".tmp " + pidFile + "\n" +
 				"wait\n"
 			Expect(os.WriteFile(cc, []byte(script), 0o700)).To(Succeed())
 			return cc, pidFile
@@ -190,9 +191,7 @@ func wide(x [B][K]float32, w [K][N]float32) (r [B][N]float32) {
 					return true // not started yet
 				}
 				pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
-				if err != nil {
-					return true // the shell has created the file and not yet written the pid
-				}
+				Expect(err).NotTo(HaveOccurred())
 				// A zombie still answers kill 0; read its state.
 				stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
 				if err != nil {
