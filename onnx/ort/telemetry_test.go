@@ -58,6 +58,21 @@ var _ = Describe("ONNX Runtime's telemetry", func() {
 	// process that it never removes. Open sets the variable unless the
 	// user has; the spec runs a child with and without the user's own
 	// ORT_DISABLE_TELEMETRY=0, which shows that the check can fail.
+	//
+	// The library also skips telemetry on its own when it sees a CI
+	// system's variable (ciVars, read from the 1.30 library's strings and
+	// checked one by one: CI=true alone turns it off). The child runs
+	// without them, or the control below would fail on every CI machine.
+	ciVars := []string{"CI", "TF_BUILD", "GITHUB_ACTIONS", "GITLAB_CI", "CIRCLECI", "TRAVIS",
+		"JENKINS_URL", "CODEBUILD_BUILD_ID", "BUILDKITE", "TEAMCITY_VERSION", "APPVEYOR", "BITBUCKET_BUILD_NUMBER"}
+	dropped := func(kv string) bool {
+		for _, k := range append([]string{ort.TelemetryEnv, "HOME", "RXEQ_ORT_LIB"}, ciVars...) {
+			if strings.HasPrefix(kv, k+"=") {
+				return true
+			}
+		}
+		return false
+	}
 	child := func(env ...string) (pid int, home string) {
 		GinkgoHelper()
 		lib := needLibrary()
@@ -69,7 +84,7 @@ var _ = Describe("ONNX Runtime's telemetry", func() {
 		Expect(err).NotTo(HaveOccurred())
 		cmd := exec.Command(self, "-test.run", "^TestTelemetryChild$")
 		for _, kv := range os.Environ() {
-			if !strings.HasPrefix(kv, ort.TelemetryEnv+"=") && !strings.HasPrefix(kv, "HOME=") && !strings.HasPrefix(kv, "RXEQ_ORT_LIB=") {
+			if !dropped(kv) {
 				cmd.Env = append(cmd.Env, kv)
 			}
 		}
