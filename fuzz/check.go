@@ -263,6 +263,21 @@ type Checker struct {
 	// fuzz --executors oracle` sets it, and so does the reduction of a
 	// round-trip finding.
 	ReferenceOnly bool
+	// invarianceOf, when not empty, checks the invariance of this one
+	// executor alone (the reduction of its position finding, Checker.reducing),
+	// not the reference's nor another's.
+	invarianceOf executor.Name
+}
+
+// only returns, of execs and their preps, those of the executor named
+// name.
+func only(name executor.Name, execs []executor.Executor, preps []executor.Prepared) ([]executor.Executor, []executor.Prepared) {
+	for i, e := range execs {
+		if e.Name() == name {
+			return execs[i : i+1], preps[i : i+1]
+		}
+	}
+	return nil, nil
 }
 
 // executorsFor returns the executors of c that check a program whose
@@ -436,6 +451,10 @@ func (c *Checker) Check(ctx context.Context, src []byte) (*Report, error) {
 		}
 	}
 	var tripFound []Finding // the round trip's findings, listed after the others
+	// bases are the runs at the largest batch, from which the invariance
+	// check starts (it runs the same inputs, generated again).
+	bases := map[baseKey]execResult{}
+	maxBatch := slices.Max(batches)
 	for _, fn := range f.Funcs {
 		classes := compare.ClassSources(fn)
 		var trip *tripped
@@ -494,6 +513,14 @@ func (c *Checker) Check(ctx context.Context, src []byte) (*Report, error) {
 				}
 				runs[i] = execResult{ran: true, out: got, err: gotErr}
 			}
+			if batch == maxBatch && c.Invariance {
+				bases[baseKey{fn.Name, ref.Name()}] = execResult{ran: true, out: cloneAll(want), err: wantErr}
+				for i, e := range execs {
+					if runs[i].ran {
+						bases[baseKey{fn.Name, e.Name()}] = execResult{ran: true, out: cloneAll(runs[i].out), err: runs[i].err}
+					}
+				}
+			}
 			for i, e := range execs {
 				got, gotErr := runs[i].out, runs[i].err
 				if !runs[i].ran || errors.Is(gotErr, executor.ErrUnserved) {
@@ -544,7 +571,10 @@ func (c *Checker) Check(ctx context.Context, src []byte) (*Report, error) {
 	if c.Invariance && rep.OK() {
 		all := append([]executor.Executor{ref}, selfExecs...)
 		allPreps := append([]executor.Prepared{refPrep}, selfPreps...)
-		found, runs, err := c.checkInvariance(ctx, f, p, all, allPreps, batches, seed)
+		if c.invarianceOf != "" {
+			all, allPreps = only(c.invarianceOf, all, allPreps)
+		}
+		found, runs, err := c.checkInvariance(ctx, f, p, all, allPreps, batches, seed, bases)
 		rep.Runs += runs
 		if err != nil {
 			return nil, err
@@ -589,6 +619,29 @@ func withoutTwins(execs []executor.Executor, preps []executor.Prepared) ([]execu
 }
 
 // execResult is one executor's run of a function at a batch in Check.
+// baseKey names the run of one function by one executor.
+type baseKey struct {
+	fn   string
+	exec executor.Name
+}
+
+// cloneAll returns a deep copy of outputs (nil for nil), so that a run
+// kept for later holds its values whatever an executor does with its
+// buffers afterwards.
+func cloneAll(outputs map[string]*tensor.Tensor) map[string]*tensor.Tensor {
+	if outputs == nil {
+		return nil
+	}
+	c := make(map[string]*tensor.Tensor, len(outputs))
+	for k, t := range outputs {
+		if t != nil {
+			t = t.Clone()
+		}
+		c[k] = t
+	}
+	return c
+}
+
 type execResult struct {
 	ran bool
 	out map[string]*tensor.Tensor

@@ -16,8 +16,10 @@ import (
 // function: a KindPosition finding per function and executor whose
 // result for a row depends on where the row sits. Functions whose
 // results all mix rows (harness.RowIndependence) are skipped, as are runs
-// that fail at the original batch.
-func (c *Checker) checkInvariance(ctx context.Context, f *program.File, p *ir.Program, execs []executor.Executor, preps []executor.Prepared, batches []int, seed uint64) ([]Finding, int, error) {
+// that fail at the original batch. bases are the runs at the largest
+// batch that Check has made already, on the same inputs, by function and
+// executor; one that is missing is made here.
+func (c *Checker) checkInvariance(ctx context.Context, f *program.File, p *ir.Program, execs []executor.Executor, preps []executor.Prepared, batches []int, seed uint64, bases map[baseKey]execResult) ([]Finding, int, error) {
 	batch := slices.Max(batches)
 	var found []Finding
 	runs := 0
@@ -37,11 +39,15 @@ func (c *Checker) checkInvariance(ctx context.Context, f *program.File, p *ir.Pr
 			if preps[i] == nil {
 				continue
 			}
-			base, err := safeRun(ctx, preps[i], fn.Name, inputs)
-			runs++
-			if ctx.Err() != nil {
-				return nil, runs, ctx.Err()
+			b, ok := bases[baseKey{fn.Name, e.Name()}]
+			if !ok {
+				b.out, b.err = safeRun(ctx, preps[i], fn.Name, inputs)
+				runs++
+				if ctx.Err() != nil {
+					return nil, runs, ctx.Err()
+				}
 			}
+			base, err := b.out, b.err
 			if err != nil {
 				continue
 			}

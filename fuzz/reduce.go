@@ -255,18 +255,37 @@ func compact(src []byte) []byte {
 // built together ahead of their checks (see Checker.Prebuild).
 func (r Reducer) ReduceFinding(ctx context.Context, src []byte, f Finding, c *Checker) ([]byte, ReduceStats, error) {
 	sig := f.Signature()
-	only := c.only(f.Executor, f.Reference)
-	if f.Kind != KindMetamorphic {
-		// Only a metamorphic finding comes from the variants: without
-		// them a candidate fails the same way, and costs half the builds.
-		only.Metamorphic = 0
-	}
+	only := c.reducing(f)
 	return r.reduce(ctx, src, func(ctx context.Context, cand []byte) bool {
 		rep, err := only.Check(ctx, cand)
 		return err == nil && rep.Has(sig)
 	}, func(ctx context.Context, cands [][]byte) {
 		_ = only.Prebuild(ctx, cands) // an optimisation: a failed build means each candidate builds alone
 	})
+}
+
+// reducing returns the checker of f's candidates: c with f's executor
+// (and its reference) alone, and only the checks that can show a finding
+// of f's signature, whose kind is part of it. Only a metamorphic finding
+// comes from the variants, and only a position finding from the
+// invariance check: without them a candidate fails the same way, for half
+// the builds and none of the rearranged runs (a candidate that no longer
+// shows a mismatch would otherwise go on to five more runs per function
+// to look for a position finding the reduction cannot use); and a
+// position finding needs its own executor's invariance alone.
+func (c *Checker) reducing(f Finding) *Checker {
+	only := c.only(f.Executor, f.Reference)
+	if f.Kind != KindMetamorphic {
+		only.Metamorphic = 0
+	}
+	if f.Kind != KindPosition {
+		only.Invariance = false
+	} else {
+		// The finding's executor against itself: the reference's
+		// invariance (the oracle's float64 runs) cannot show it.
+		only.invarianceOf = f.Executor
+	}
+	return only
 }
 
 // Reclassify returns f with the value and shape classes that small, its
@@ -279,11 +298,7 @@ func (r Reducer) ReduceFinding(ctx context.Context, src []byte, f Finding, c *Ch
 // unchanged when small no longer shows it (a reduction stopped by its
 // budget still fails; a flaky finding may not).
 func Reclassify(ctx context.Context, small []byte, f Finding, c *Checker) Finding {
-	only := c.only(f.Executor, f.Reference)
-	if f.Kind != KindMetamorphic {
-		only.Metamorphic = 0
-	}
-	rep, err := only.Check(ctx, small)
+	rep, err := c.reducing(f).Check(ctx, small)
 	if err != nil {
 		return f
 	}

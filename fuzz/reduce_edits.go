@@ -10,8 +10,10 @@ import (
 // each a closure that applies itself to that file.
 type passFunc func(file *ast.File, h *header) []func()
 
-// passes are tried in order, biggest cuts first.
-var passes = []passFunc{dropFuncs, dropResults, deleteStmts, unwrapStmts, dropParams, loopCounts, simplifyExprs, shrinkDims, dropConsts, shrinkBatches}
+// passes are tried in order, biggest cuts first. Batches are dropped
+// first of all: every later candidate then runs at the batches that still
+// fail alone (one, mostly) instead of at the program's two or three.
+var passes = []passFunc{dropBatches, dropFuncs, dropResults, deleteStmts, unwrapStmts, dropParams, loopCounts, simplifyExprs, shrinkDims, dropConsts, shrinkBatches}
 
 func funcDecls(file *ast.File) []*ast.FuncDecl {
 	var out []*ast.FuncDecl
@@ -425,14 +427,20 @@ func dropConsts(file *ast.File, _ *header) []func() {
 	return out
 }
 
-// shrinkBatches drops batches and makes them smaller.
-func shrinkBatches(_ *ast.File, h *header) []func() {
+// dropBatches drops batches, one at a time.
+func dropBatches(_ *ast.File, h *header) []func() {
 	var out []func()
 	if len(h.batches) > 1 {
 		for i := range h.batches {
 			out = append(out, func() { h.batches = append(h.batches[:i:i], h.batches[i+1:]...) })
 		}
 	}
+	return out
+}
+
+// shrinkBatches drops batches and makes them smaller.
+func shrinkBatches(f *ast.File, h *header) []func() {
+	out := dropBatches(f, h)
 	for i, b := range h.batches {
 		for _, w := range smaller(int64(b)) {
 			out = append(out, func() { h.batches[i] = int(w) })

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"runtime/debug"
 	"syscall"
 	"testing"
 	"time"
@@ -91,8 +92,10 @@ func BenchmarkFuzzTFJS(b *testing.B) {
 // BenchmarkFuzzORT measures `rxeq fuzz` throughput with the ONNX Runtime
 // executors added, as `rxeq fuzz` runs them (isolated, a pooled worker per
 // goroutine): oracle+fallback alone, then with onnxruntime and
-// onnxruntime-noopt. The checks are rxeq fuzz's defaults (a metamorphic
-// variant, invariance, the ONNX round trip), the default generator is
+// onnxruntime-noopt, with rxeq's collector settings (tuneGC) and, for
+// comparison, with Go's default GOGC=100. The checks are rxeq fuzz's
+// defaults (a metamorphic variant, invariance, the ONNX round trip), the
+// default generator is
 // used (NaN and edge values included), and the ledger's known
 // discrepancies are reduced as findings are, so the rate is what a
 // user's campaign sees.
@@ -108,15 +111,38 @@ func BenchmarkFuzzORT(b *testing.B) {
 		wall, _ := fuzzSession{execs: execs, isolate: true}.defaultChecks().run(b, programs)
 		return wall
 	}
-	var base, ort time.Duration
+	const execs = "oracle,fallback,onnxruntime,onnxruntime-noopt"
+	var base, ort, gogc100 time.Duration
 	for b.Loop() {
+		restore := likeMain()
 		base += session("oracle,fallback")
-		ort += session("oracle,fallback,onnxruntime,onnxruntime-noopt")
+		ort += session(execs)
+		restore()
+		// Go's default collector (GOGC=100), in this process and the
+		// workers, as rxeq ran before tuneGC.
+		b.Setenv("GOGC", "100")
+		gogc100 += session(execs)
+		_ = os.Unsetenv("GOGC")
 	}
 	rate := func(d time.Duration) float64 { return float64(programs*b.N) / d.Seconds() }
 	b.ReportMetric(rate(base), "oracle+fallback-programs/s")
 	b.ReportMetric(rate(ort), "onnxruntime-programs/s")
+	b.ReportMetric(rate(gogc100), "onnxruntime-gogc100-programs/s")
 	b.ReportMetric(0, "ns/op")
+}
+
+// likeMain sets this process's collector as rxeq's main does (tuneGC),
+// so that a benchmark of a command measures what a user runs; the
+// workers it starts do the same (TestMain). It returns the function
+// that puts the test process's settings back.
+func likeMain() (restore func()) {
+	percent, limit := debug.SetGCPercent(-1), debug.SetMemoryLimit(-1)
+	debug.SetGCPercent(percent)
+	tuneGC(os.Getenv)
+	return func() {
+		debug.SetGCPercent(percent)
+		debug.SetMemoryLimit(limit)
+	}
 }
 
 // BenchmarkFuzzRoundTrip measures what the ONNX round trip

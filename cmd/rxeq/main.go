@@ -47,6 +47,7 @@ func main() {
 // killed.
 func mainWithSignals(args []string) int {
 	_ = subproc.BecomeSubreaper() // outside Linux: unsupported, and the group kill is all there is
+	tuneGC(os.Getenv)
 	defer subproc.KillDescendants()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

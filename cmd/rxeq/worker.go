@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
+	"runtime"
 
 	"github.com/rextio/rxeq/isolate"
 )
@@ -20,6 +22,14 @@ func cmdWorker(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	if fs.NArg() != 0 {
 		fmt.Fprintln(stderr, "rxeq worker: takes no arguments (it is started by rxeq run --isolate)")
 		return exitUsage
+	}
+	if os.Getenv("GOMAXPROCS") == "" {
+		// A worker serves one request at a time (a pool keeps one per
+		// goroutine of rxeq); with one P its runtime does not spin
+		// threads looking for work after every wakeup of the exchange.
+		// Measured with rxeq fuzz and both ONNX Runtime executors, three
+		// runs each: 20.0–21.0 programs/s before, 21.2–21.4 after.
+		runtime.GOMAXPROCS(1)
 	}
 	if err := isolate.ServeStdio(ctx); err != nil {
 		fmt.Fprintf(stderr, "rxeq worker: %v\n", err)

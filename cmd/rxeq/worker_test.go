@@ -22,6 +22,7 @@ import (
 // under test, so the worker path is the command's real one.
 func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && (os.Args[1] == "worker" || os.Args[1] == selftest.HostileArg) {
+		tuneGC(os.Getenv) // as main does for a real worker
 		os.Exit(runMain(context.Background(), os.Args[1:], os.Stdout, os.Stderr))
 	}
 	if len(os.Args) > 1 && os.Args[1] == asRxeq {
