@@ -37,7 +37,9 @@ const FallbackMaxMemory = 4 << 30
 // headroom of the cgroup v2 limit (memory.max − memory.current) when there
 // is one; FallbackMaxMemory when neither can be read. Half, because the
 // estimate counts live bytes and the Go heap may grow to twice its live
-// size before a collection (GOGC=100). It reads the files on every call.
+// size before a collection (GOGC=100); the rxeq command collects less
+// often (GOGC=400) but sets a soft memory limit of twice this budget, so
+// its heap stays within the same bound. It reads the files on every call.
 func DefaultMaxMemory() int64 {
 	avail, ok := readMeminfo("/proc/meminfo")
 	if lim, lok := cgroupHeadroom("/sys/fs/cgroup"); lok && (!ok || lim < avail) {

@@ -120,9 +120,14 @@ func BenchmarkFuzzORT(b *testing.B) {
 		restore()
 		// Go's default collector (GOGC=100), in this process and the
 		// workers, as rxeq ran before tuneGC.
-		b.Setenv("GOGC", "100")
+		gogc, had := os.LookupEnv("GOGC")
+		_ = os.Setenv("GOGC", "100")
 		gogc100 += session(execs)
-		_ = os.Unsetenv("GOGC")
+		if had {
+			_ = os.Setenv("GOGC", gogc)
+		} else {
+			_ = os.Unsetenv("GOGC")
+		}
 	}
 	rate := func(d time.Duration) float64 { return float64(programs*b.N) / d.Seconds() }
 	b.ReportMetric(rate(base), "oracle+fallback-programs/s")
