@@ -113,7 +113,7 @@ rm -rf "$out"
 # reduction is bounded by a count of candidates, not a duration, so that
 # what it saves does not depend on the machine's load. Seeds 20 to 43 meet
 # ONNX Runtime's ReduceSum address dependence (22), ArgMax NaN (27) and
-# Maximum(+0, -0) (43); every entry's own program runs too (45 of the 46
+# Maximum(+0, -0) (43); every entry's own program runs too (65 of the 66
 # have one). About 25 seconds on two idle cores.
 ci_step "rxeq fuzz --edges --seed 20 --count 24 through the framework executors: findings in the ledger"
 out=$(mktemp -d)
