@@ -197,6 +197,11 @@ const reapWait = 2 * time.Second
 func reap(ks []killed) {
 	deadline := time.Now().Add(reapWait)
 	pause := time.Millisecond
+	self := os.Getpid()
+	dying := map[int]bool{}
+	for _, k := range ks {
+		dying[k.pid] = true
+	}
 	for len(ks) > 0 {
 		left := ks[:0]
 		for _, k := range ks {
@@ -206,11 +211,20 @@ func reap(ks []killed) {
 			// parent reaps it, or, when that parent is one of the
 			// killed too, this process once k is re-parented here.
 			_ = unix.Waitid(unix.P_PIDFD, k.fd, &info, unix.WEXITED|unix.WNOHANG, nil)
-			if now, ok := readProc(k.pid); !ok || now.start != k.start || now.state == 'Z' {
-				// Reaped, or dead and left to a parent that is not this
-				// process (which reaps it; its pid cannot be reused until
-				// then): waiting for that parent would only hold up the
-				// one that killed it.
+			now, ok := readProc(k.pid)
+			if !ok || now.start != k.start {
+				unix.Close(k.fd) // reaped
+				continue
+			}
+			if now.state == 'Z' && now.ppid != self && !dying[now.ppid] {
+				// Dead and left to a parent that lives on and is not
+				// this process (init, or a process outside what was
+				// killed), which reaps it; its pid cannot be reused
+				// until then, and waiting for that parent would only
+				// hold up the one that killed it. A zombie whose parent
+				// is this process, or is one of the killed (so that it
+				// comes here when this process is a subreaper), is
+				// waited for and reaped above.
 				unix.Close(k.fd)
 				continue
 			}
