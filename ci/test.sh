@@ -80,20 +80,23 @@ go run ./cmd/rxeq conformance onnx --backend fallback,native,torch,onnxruntime,o
 # counts of inputs, not durations: with a duration, Go 1.26's fuzz
 # coordinator can report its own deadline as "context deadline exceeded"
 # and fail a run that found nothing (golang/go#75804, fixed in Go 1.27).
-# Each count takes some 5 to 30 seconds on two cores.
+# Each count takes some 5 to 30 seconds on two cores. A new interesting
+# input is minimized for 2000 runs at most (-fuzzminimizetime; Go's
+# default is 60 s per input, and a fresh clone's FuzzParse once spent a
+# minute at 0 execs/s minimizing); a crasher is saved either way.
 ci_step "fuzz FuzzParse 20000 inputs"
-go test ./program -run '^$' -fuzz FuzzParse -fuzztime 20000x
+go test ./program -run '^$' -fuzz FuzzParse -fuzztime 20000x -fuzzminimizetime 2000x
 ci_step "fuzz FuzzUnmarshalModel 20000 inputs"
-go test ./onnx/internal/onnxpb -run '^$' -fuzz FuzzUnmarshalModel -fuzztime 20000x
+go test ./onnx/internal/onnxpb -run '^$' -fuzz FuzzUnmarshalModel -fuzztime 20000x -fuzzminimizetime 2000x
 # Any bytes given to rxeq import: an ErrImport or a program that checks,
 # never a panic (some 5 seconds after the build).
 ci_step "fuzz FuzzImport 50000 inputs"
-go test ./onnx -run '^$' -fuzz FuzzImport -fuzztime 50000x
+go test ./onnx -run '^$' -fuzz FuzzImport -fuzztime 50000x -fuzzminimizetime 2000x
 ci_step "fuzz FuzzCompare 200000 inputs"
-go test ./compare -run '^$' -fuzz FuzzCompare -fuzztime 200000x
+go test ./compare -run '^$' -fuzz FuzzCompare -fuzztime 200000x -fuzzminimizetime 2000x
 # Random programs, oracle vs fallback, driven by Go's fuzzer.
 ci_step "fuzz FuzzDifferential 20000 inputs"
-go test ./fuzz -run '^$' -fuzz FuzzDifferential -fuzztime 20000x
+go test ./fuzz -run '^$' -fuzz FuzzDifferential -fuzztime 20000x -fuzzminimizetime 2000x
 # Random programs through all four executors, native and torch code in
 # workers. Fixed seeds, so a finding here reproduces with the command it
 # prints. Edge-seeking programs (one in 8 by default) are left to the
