@@ -269,9 +269,9 @@ type Checker struct {
 	invarianceOf executor.Name
 }
 
-// only returns, of execs and their preps, those of the executor named
-// name.
-func only(name executor.Name, execs []executor.Executor, preps []executor.Prepared) ([]executor.Executor, []executor.Prepared) {
+// namedOnly returns, of execs and their preps, those of the executor
+// named name (Checker.only, by contrast, narrows a checker).
+func namedOnly(name executor.Name, execs []executor.Executor, preps []executor.Prepared) ([]executor.Executor, []executor.Prepared) {
 	for i, e := range execs {
 		if e.Name() == name {
 			return execs[i : i+1], preps[i : i+1]
@@ -485,11 +485,7 @@ func (c *Checker) Check(ctx context.Context, src []byte) (*Report, error) {
 			if trip != nil {
 				tw, twErr := want, wantErr
 				if !exact {
-					own := make(map[string]*tensor.Tensor, len(inputs))
-					for k, t := range inputs {
-						own[k] = t.Clone()
-					}
-					tw, twErr = oracle.Run(ctx, fn, own)
+					tw, twErr = oracle.Run(ctx, fn, tensor.CloneMap(inputs))
 				}
 				found, err := trip.check(ctx, fn, batch, inputs, tw, twErr)
 				if err != nil {
@@ -514,10 +510,10 @@ func (c *Checker) Check(ctx context.Context, src []byte) (*Report, error) {
 				runs[i] = execResult{ran: true, out: got, err: gotErr}
 			}
 			if batch == maxBatch && c.Invariance {
-				bases[baseKey{fn.Name, ref.Name()}] = execResult{ran: true, out: cloneAll(want), err: wantErr}
+				bases[baseKey{fn.Name, ref.Name()}] = execResult{ran: true, out: tensor.CloneMap(want), err: wantErr}
 				for i, e := range execs {
 					if runs[i].ran {
-						bases[baseKey{fn.Name, e.Name()}] = execResult{ran: true, out: cloneAll(runs[i].out), err: runs[i].err}
+						bases[baseKey{fn.Name, e.Name()}] = execResult{ran: true, out: tensor.CloneMap(runs[i].out), err: runs[i].err}
 					}
 				}
 			}
@@ -572,7 +568,7 @@ func (c *Checker) Check(ctx context.Context, src []byte) (*Report, error) {
 		all := append([]executor.Executor{ref}, selfExecs...)
 		allPreps := append([]executor.Prepared{refPrep}, selfPreps...)
 		if c.invarianceOf != "" {
-			all, allPreps = only(c.invarianceOf, all, allPreps)
+			all, allPreps = namedOnly(c.invarianceOf, all, allPreps)
 		}
 		found, runs, err := c.checkInvariance(ctx, f, p, all, allPreps, batches, seed, bases)
 		rep.Runs += runs
@@ -623,23 +619,6 @@ func withoutTwins(execs []executor.Executor, preps []executor.Prepared) ([]execu
 type baseKey struct {
 	fn   string
 	exec executor.Name
-}
-
-// cloneAll returns a deep copy of outputs (nil for nil), so that a run
-// kept for later holds its values whatever an executor does with its
-// buffers afterwards.
-func cloneAll(outputs map[string]*tensor.Tensor) map[string]*tensor.Tensor {
-	if outputs == nil {
-		return nil
-	}
-	c := make(map[string]*tensor.Tensor, len(outputs))
-	for k, t := range outputs {
-		if t != nil {
-			t = t.Clone()
-		}
-		c[k] = t
-	}
-	return c
 }
 
 type execResult struct {
@@ -831,11 +810,7 @@ func safeRun(ctx context.Context, p executor.Prepared, fn string, inputs map[str
 			out, err = nil, &panicError{msg: fmt.Sprintf("panic: %v", r)}
 		}
 	}()
-	own := make(map[string]*tensor.Tensor, len(inputs))
-	for k, t := range inputs {
-		own[k] = t.Clone()
-	}
-	o, err := p.Run(ctx, fn, own)
+	o, err := p.Run(ctx, fn, tensor.CloneMap(inputs))
 	return o.Outputs, err
 }
 

@@ -100,11 +100,7 @@ func TorchRepro(reduced []byte, rec *Record) ([]byte, error) {
 		return nil, fmt.Errorf("%w: %w", ErrNoRepro, err)
 	}
 	defer prep.Close()
-	own := map[string]*tensor.Tensor{}
-	for k, t := range inputs {
-		own[k] = t.Clone()
-	}
-	out, err := prep.Run(context.Background(), fn.Name, own)
+	out, err := prep.Run(context.Background(), fn.Name, tensor.CloneMap(inputs))
 	if err != nil {
 		return nil, fmt.Errorf("%w: the oracle fails: %w", ErrNoRepro, err)
 	}

@@ -567,7 +567,10 @@ func (r *runner) runGroup(ctx context.Context, g *group) {
 			runs[ei] = &execRun{err: skipError{sk}, finished: true}
 			continue
 		}
-		in := cloneInputs(inputs)
+		// Each executor its own copy of the inputs: the same bytes for
+		// everyone, and a run that writes into its inputs cannot reach
+		// the next executor's.
+		in := tensor.CloneMap(inputs)
 		name := Case{Scenario: f.ScenarioName(), Function: g.fn.Name, Batch: g.batch, Executor: r.execs[ei].Name()}.Name()
 		run := r.exec(executor.WithCase(ctx, name), p, g.fn.Name, in)
 		runs[ei] = &run

@@ -142,17 +142,6 @@ func digests(inputs map[string]*tensor.Tensor) map[string]string {
 	return out
 }
 
-// cloneInputs gives one executor its own copy of the inputs: the same
-// bytes for everyone, and a run that writes into its inputs cannot reach
-// the next executor's.
-func cloneInputs(inputs map[string]*tensor.Tensor) map[string]*tensor.Tensor {
-	out := make(map[string]*tensor.Tensor, len(inputs))
-	for name, t := range inputs {
-		out[name] = t.Clone()
-	}
-	return out
-}
-
 // checkDigests compares the inputs after a run with the digests taken
 // before it, fills c.Inputs and returns a message naming every modified
 // input ("" if none).

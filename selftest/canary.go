@@ -737,11 +737,7 @@ type runnerPrepared struct {
 func (p *runnerPrepared) Run(ctx context.Context, fn string, inputs map[string]*tensor.Tensor) (executor.Outcome, error) {
 	// The oracle gets its own copy: the runner checks that the inputs it
 	// gave are left as they were.
-	own := map[string]*tensor.Tensor{}
-	for k, t := range inputs {
-		own[k] = t.Clone()
-	}
-	out, err := p.inner.Run(ctx, fn, own)
+	out, err := p.inner.Run(ctx, fn, tensor.CloneMap(inputs))
 	if ctx.Err() != nil {
 		return out, err
 	}

@@ -214,8 +214,8 @@ type judge struct {
 // misses the same way, as when an edge(huge) input overflows a MatMul) is
 // no failure of the code under test: fails returns "" and excused true.
 func (j *judge) fails(ctx context.Context, inputs map[string]*tensor.Tensor) (why string, excused bool, err error) {
-	want, wantErr := safeRun(ctx, j.ref, j.fn.Name, clone(inputs))
-	got, gotErr := safeRun(ctx, j.got, j.fn.Name, clone(inputs))
+	want, wantErr := safeRun(ctx, j.ref, j.fn.Name, tensor.CloneMap(inputs))
+	got, gotErr := safeRun(ctx, j.got, j.fn.Name, tensor.CloneMap(inputs))
 	if err := ctx.Err(); err != nil {
 		return "", false, err
 	}
@@ -243,7 +243,7 @@ func (j *judge) fails(ctx context.Context, inputs map[string]*tensor.Tensor) (wh
 		problems = append(problems, compare.Undeclared(extra))
 	}
 	if len(problems) > 0 && len(extra) == 0 &&
-		harness.Float32Limit(ctx, j.refExec, j.fn, clone(inputs), want.Outputs, got.Outputs, metrics, j.tols) {
+		harness.Float32Limit(ctx, j.refExec, j.fn, tensor.CloneMap(inputs), want.Outputs, got.Outputs, metrics, j.tols) {
 		return "", true, nil
 	}
 	return strings.Join(problems, "\n"), false, nil
@@ -256,14 +256,6 @@ func safeRun(ctx context.Context, p executor.Prepared, fn string, in map[string]
 		}
 	}()
 	return p.Run(ctx, fn, in)
-}
-
-func clone(in map[string]*tensor.Tensor) map[string]*tensor.Tensor {
-	out := make(map[string]*tensor.Tensor, len(in))
-	for k, v := range in {
-		out[k] = v.Clone()
-	}
-	return out
 }
 
 // batchDim returns, per parameter, the dimension the batch symbol binds
@@ -360,7 +352,7 @@ func (j *judge) shrink(ctx context.Context, inputs map[string]*tensor.Tensor, wh
 				if runs >= budget {
 					return cur, why, runs, nil
 				}
-				cand := clone(cur)
+				cand := tensor.CloneMap(cur)
 				cand[name].F32[i] = s
 				ok, err := try(cand)
 				if err != nil {

@@ -183,6 +183,20 @@ func (t *Tensor) Float64s() []float64 {
 	return out
 }
 
+// CloneMap returns a deep copy of a map of named tensors (a nil tensor
+// stays nil): a run's own inputs, or outputs kept while an executor may
+// reuse its buffers.
+func CloneMap(m map[string]*Tensor) map[string]*Tensor {
+	out := make(map[string]*Tensor, len(m))
+	for name, t := range m {
+		if t != nil {
+			t = t.Clone()
+		}
+		out[name] = t
+	}
+	return out
+}
+
 // Clone returns a deep copy.
 func (t *Tensor) Clone() *Tensor {
 	c := &Tensor{DType: t.DType, Shape: append([]int(nil), t.Shape...)}

@@ -11,6 +11,18 @@ import (
 )
 
 var _ = Describe("Tensor", func() {
+	It("clones a map of tensors deeply, a nil tensor as nil", func() {
+		x := tensor.FromFloat32([]float32{1, 2}, 2)
+		m := map[string]*tensor.Tensor{"x": x, "none": nil}
+		c := tensor.CloneMap(m)
+		Expect(c).To(HaveLen(2))
+		Expect(c["none"]).To(BeNil())
+		Expect(c["x"]).To(Equal(x))
+		x.F32[0] = 9
+		Expect(c["x"].F32).To(Equal([]float32{1, 2}), "the copy keeps its values")
+		Expect(tensor.CloneMap(nil)).To(BeEmpty())
+	})
+
 	It("validates shape against data", func() {
 		Expect(tensor.NewFloat32(2, 3).Validate()).To(Succeed())
 		Expect(tensor.Scalar(3).Validate()).To(Succeed())

@@ -74,7 +74,7 @@ func addInvarianceCases(ctx context.Context, res *harness.Result, files []*progr
 					return values, fmt.Errorf("invariance: %s: %w", c.Name(), err)
 				}
 				run := func(ctx context.Context, in map[string]*tensor.Tensor) (map[string]*tensor.Tensor, error) {
-					o, err := prep.Run(ctx, fn.Name, cloneInputs(in))
+					o, err := prep.Run(ctx, fn.Name, tensor.CloneMap(in))
 					return o.Outputs, err
 				}
 				base, err := run(ctx, inputs)
@@ -105,12 +105,4 @@ func addInvarianceCases(ctx context.Context, res *harness.Result, files []*progr
 		}
 	}
 	return values, nil
-}
-
-func cloneInputs(in map[string]*tensor.Tensor) map[string]*tensor.Tensor {
-	out := make(map[string]*tensor.Tensor, len(in))
-	for k, t := range in {
-		out[k] = t.Clone()
-	}
-	return out
 }
