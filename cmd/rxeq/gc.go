@@ -31,6 +31,10 @@ func tuneGC(getenv func(string) string) {
 		debug.SetGCPercent(gcPercent)
 	}
 	if getenv("GOMEMLIMIT") == "" {
-		debug.SetMemoryLimit(min(2*harness.DefaultMaxMemory(), math.MaxInt64/2))
+		limit := int64(math.MaxInt64)
+		if b := harness.DefaultMaxMemory(); b <= math.MaxInt64/2 {
+			limit = 2 * b
+		}
+		debug.SetMemoryLimit(limit)
 	}
 }
